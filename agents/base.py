@@ -1,0 +1,51 @@
+"""The one agent protocol used by everything that plays: tournaments, training wrappers, humans.
+
+An agent answers one question: given a :class:`Decision` (agent id, encoded observation and mask,
+the player's view, legal moves with their texts), which action? Agents never read hidden state:
+a decision carries only what the acting player may know (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@dataclass
+class Decision:
+    """Everything an agent may use to choose a move."""
+
+    agent: str
+    observation: np.ndarray
+    action_mask: np.ndarray
+    view: Any
+    legal_moves: dict[int, str]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A policy. ``reset`` is called at the start of every episode."""
+
+    name: str
+
+    def act(self, decision: Decision) -> int: ...
+
+    def reset(self) -> None: ...
+
+
+def decision_from_env(env: Any, agent: str, observation: dict[str, np.ndarray] | None = None):
+    """Build the :class:`Decision` of ``agent`` from an AEC env (wrapped or raw).
+
+    ``observation`` is the dict from ``env.last()``/``observe`` if already at hand.
+    """
+    raw = env.unwrapped
+    obs = observation if observation is not None else env.observe(agent)
+    return Decision(
+        agent=agent,
+        observation=obs["observation"],
+        action_mask=obs["action_mask"],
+        view=raw.view(agent),
+        legal_moves=raw.legal_moves(agent),
+    )

@@ -1,0 +1,133 @@
+"""Environment speed benchmark: random play through the public env API, in one run.
+
+For every game: uniformly random legal moves through ``<game>_v0.env()`` with ``agent_iter`` /
+``last`` / ``step`` (observation and mask computed every step, as a learner would see them), in
+agent-steps/s and games/s; Pig through its ``parallel_env`` (one agent-step = one agent's action
+in a parallel step). Where PettingZoo's ``texas_holdem_v4`` is installed (``rlcard``), the same
+AEC loop runs on it in the same process and each game's ratio to it is printed, so the comparison
+holds on a noisy shared machine.
+
+    python -m experiments.bench_envs --seconds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.games import GAMES, random_aec_game
+
+
+@dataclass
+class BenchResult:
+    name: str
+    steps: int
+    games: int
+    seconds: float
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.seconds
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+
+def bench_aec(name: str, make_env, seconds: float, seed: int = 0) -> BenchResult:
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += random_aec_game(env, rng, seed=seed + games)
+        games += 1
+    return BenchResult(name, steps, games, time.perf_counter() - start)
+
+
+def bench_parallel(name: str, make_env, seconds: float, seed: int = 0) -> BenchResult:
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        obs, _ = env.reset(seed=seed + games)
+        while env.agents:
+            actions = {}
+            for a in env.agents:
+                legal = np.flatnonzero(obs[a]["action_mask"])
+                actions[a] = int(legal[rng.integers(len(legal))])
+            steps += len(actions)
+            obs, *_ = env.step(actions)
+        games += 1
+    return BenchResult(name, steps, games, time.perf_counter() - start)
+
+
+def holdem_factory():
+    """``texas_holdem_v4.env`` if PettingZoo's classic extra (rlcard) is installed, else None."""
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+
+        texas_holdem_v4.env().reset(seed=0)
+    except Exception:
+        return None
+    return texas_holdem_v4.env
+
+
+def run(games: list[str], seconds: float) -> list[BenchResult]:
+    results = []
+    reference = holdem_factory()
+    if reference is not None:
+        results.append(bench_aec("texas_holdem_v4", reference, seconds))
+    for name in games:
+        entry = GAMES[name]
+        module = entry.load()
+        label = f"{name} {entry.bench_kwargs}" if entry.bench_kwargs else name
+        if entry.parallel:
+            results.append(
+                bench_parallel(
+                    label, lambda m=module, e=entry: m.parallel_env(**e.bench_kwargs), seconds
+                )
+            )
+        else:
+            results.append(
+                bench_aec(label, lambda m=module, e=entry: m.env(**e.bench_kwargs), seconds)
+            )
+    return results
+
+
+def format_table(results: list[BenchResult]) -> str:
+    base = next((r for r in results if r.name == "texas_holdem_v4"), None)
+    lines = [
+        "| env | agent-steps/s | games/s | × texas_holdem_v4 |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in results:
+        ratio = f"{r.steps_per_s / base.steps_per_s:.1f}×" if base else "n/a"
+        lines.append(f"| {r.name} | {r.steps_per_s:,.0f} | {r.games_per_s:,.1f} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", default=None, help=f"subset of {', '.join(GAMES)}")
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per env")
+    args = parser.parse_args(argv)
+    games = args.games or [g for g in GAMES if _available(g)]
+    print(format_table(run(games, args.seconds)))
+    return 0
+
+
+def _available(name: str) -> bool:
+    try:
+        GAMES[name].load()
+    except ImportError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,43 @@
+"""The ``kiaule`` command line: one entry point for every runnable part of the project.
+
+kiaule demo kozel              a rendered game between random agents
+kiaule bench                   environment speed benchmark (steps/s vs texas_holdem_v4)
+kiaule soak kozel --games N    long random-play invariant check
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+#: subcommand -> (module with main(argv), one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("experiments.demo", "play and render one game between random agents"),
+    "bench": ("experiments.bench_envs", "measure environment speed"),
+    "soak": ("experiments.soak", "long random-play invariant check"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: kiaule <command> [args]", "", "commands:"]
+    lines += [f"  {name:<12} {help_}" for name, (_, help_) in SUBCOMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import importlib
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage())
+        return 0
+    command, rest = args[0], args[1:]
+    if command not in SUBCOMMANDS:
+        print(f"kiaule: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    entry: Callable[[list[str]], int] = importlib.import_module(SUBCOMMANDS[command][0]).main
+    return int(entry(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The table of games the command line, benchmark and soak know, and a seeded random-play loop."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from pettingzoo import AECEnv
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """A game as the tools see it: its module and the settings benchmarks and soaks use."""
+
+    name: str
+    module: str
+    parallel: bool = False
+    #: constructor keywords of the configurations the soak command cycles through
+    soak_configs: tuple[dict[str, Any], ...] = ({},)
+    #: constructor keywords of the benchmark configuration
+    bench_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def load(self):
+        return importlib.import_module(self.module)
+
+
+GAMES: dict[str, GameEntry] = {
+    "kozel": GameEntry(
+        "kozel",
+        "kiaule_env.kozel_v0",
+        soak_configs=(
+            {},
+            {"trump_card": "bottom"},
+            {"molodka": "trumps"},
+            {"molodka": None, "beat_partner": False},
+            {"series": True},
+            {"series": True, "eggs": "double", "reward": "win_loss"},
+            {"reward": "card_points"},
+        ),
+    ),
+    "kiauliaganys": GameEntry(
+        "kiauliaganys",
+        "kiaule_env.kiauliaganys_v0",
+        soak_configs=(
+            *({"num_players": n} for n in (2, 3, 4, 5, 6)),
+            {"num_players": 4, "deck": "54"},
+            {"num_players": 3, "deck": "36"},
+            {"num_players": 4, "must_play_from_hand": True},
+            {"num_players": 4, "match_years": 20},
+        ),
+        bench_kwargs={"num_players": 4, "deck": "52"},
+    ),
+    "pig": GameEntry(
+        "pig",
+        "kiaule_env.pig_v0",
+        parallel=True,
+        soak_configs=(
+            {"num_players": 4},
+            {"num_players": 3},
+            {"num_players": 8, "game": "full"},
+            {"num_players": 4, "stock": True},
+            {"num_players": 5, "game": "full", "letters": True},
+            {"num_players": 4, "tokens": True},
+        ),
+        bench_kwargs={"num_players": 4},
+    ),
+    "elgeta": GameEntry(
+        "elgeta",
+        "kiaule_env.elgeta_v0",
+        soak_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4, "deck": "36"}),
+    ),
+}
+
+
+def get_game(name: str) -> GameEntry:
+    if name not in GAMES:
+        raise SystemExit(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
+    return GAMES[name]
+
+
+def random_aec_game(
+    env: AECEnv,
+    rng: np.random.Generator,
+    seed: int | None = None,
+    after_step: Callable[[AECEnv], None] | None = None,
+) -> int:
+    """Play one episode with uniformly random legal actions; return the number of decisions.
+
+    Goes through the public AEC loop (agent_iter / last / step), so observation and mask are
+    computed every step, as a learner would see them.
+    """
+    env.reset(seed=seed)
+    steps = 0
+    for _agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+        if after_step is not None:
+            after_step(env)
+    return steps

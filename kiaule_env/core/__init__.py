@@ -1,0 +1,1 @@
+"""Machinery shared by every game: observation layouts, stacked-deck options, the AEC base env."""

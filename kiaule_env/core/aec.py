@@ -1,0 +1,256 @@
+"""The PettingZoo AEC base shared by the turn-based games (Kozel, Kiauliaganys, Elgeta).
+
+The env is thin glue (DESIGN.md): a game subclass owns its rules engine state and implements a
+handful of hooks; this base owns the PettingZoo bookkeeping that must behave the same in every
+game: agents and spaces, seeding, reward accumulation, terminations and ``max_cycles``
+truncation, ``infos[agent]["result"]`` at the end (RULES §0), illegal-action errors,
+``legal_moves`` and rendering.
+
+Conventions every game follows:
+
+* ``observe(agent)`` returns ``{"observation": float32 vector, "action_mask": int8 vector}``; the
+  mask is all zeros for an agent who is not to act.
+* ``raw_env.step`` raises ``ValueError`` naming the move and the legal ones on an illegal action;
+  the wrapped ``env()`` applies PettingZoo's classic convention instead (the offender gets −1,
+  the episode ends; see :func:`wrap_classic`).
+* ``max_cycles`` (``None``: off) truncates the episode after ``max_cycles * num_players`` agent
+  steps; every game also has its own rule cap with a defined result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from kiaule_env.core.layout import ObservationLayout
+
+
+class TurnBasedCardEnv(AECEnv):
+    """Base class of the turn-based card-game environments; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    #: keys a game accepts in ``reset(options=...)``; subclasses extend.
+    option_keys: frozenset[str] = frozenset()
+
+    def __init__(
+        self,
+        num_players: int,
+        layout: ObservationLayout,
+        num_actions: int,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; choose one of "
+                f"{self.metadata['render_modes']} or None"
+            )
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
+        self.render_mode = render_mode
+        self.max_cycles = max_cycles
+        self.num_players = num_players
+        self.layout = layout
+        self.num_actions = num_actions
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.np_random: np.random.Generator | None = None
+        self._zero_mask = np.zeros(num_actions, dtype=np.int8)
+        self.agents: list[str] = []
+
+    # ------------------------------------------------------------------ hooks for subclasses
+    def _start_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
+        """Create the engine state for a new episode (options already key-checked)."""
+        raise NotImplementedError
+
+    def _seat_to_act(self) -> int:
+        """Seat whose decision it is, or -1 when the episode is over."""
+        raise NotImplementedError
+
+    def _legal_actions(self) -> Sequence[int]:
+        """Legal action indices of the seat to act."""
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> Sequence[float] | None:
+        """Apply a legal action of the seat to act; return reward deltas per seat (or None)."""
+        raise NotImplementedError
+
+    def _encode(self, seat: int) -> np.ndarray:
+        """Observation vector of ``seat`` (from that player's view only)."""
+        raise NotImplementedError
+
+    def _move_text(self, action: int) -> str:
+        """Move text of a legal action of the seat to act."""
+        raise NotImplementedError
+
+    def _result(self) -> dict[str, Any]:
+        """Outcome fields of the finished episode (RULES §0 'Outcome')."""
+        raise NotImplementedError
+
+    def _render_table(self) -> str:
+        """The table as a person standing above it sees it: hidden cards hidden."""
+        raise NotImplementedError
+
+    def _step_info(self) -> dict[str, Any] | None:
+        """Extra info for every agent after a step (e.g. a finished game of a series).
+
+        ``infos`` hold only the latest step's information (plus ``result`` at the end).
+        """
+        return None
+
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` describing any broken engine invariant (soak and tests)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        checked = self._check_options(options)
+        if seed is not None or self.np_random is None:
+            self.np_random, _ = seeding.np_random(seed)
+        self._start_episode(self.np_random, checked)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._num_steps = 0
+        self._refresh()
+
+    def _check_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
+        from kiaule_env.core.options import check_option_keys
+
+        return check_option_keys(options, self.option_keys)
+
+    def _refresh(self) -> None:
+        """Recompute who acts and the legal actions after a change of state."""
+        self._obs_cache: dict[int, np.ndarray] = {}
+        seat = self._seat_to_act()
+        self._seat = seat
+        if seat < 0:
+            self._legal: Sequence[int] = ()
+            self._mask = self._zero_mask
+            return
+        self.agent_selection = self.possible_agents[seat]
+        self._legal = self._legal_actions()
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[list(self._legal)] = 1
+        self._mask = mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        obs = self._obs_cache.get(seat)
+        if obs is None:
+            obs = self._encode(seat)
+            self._obs_cache[seat] = obs
+        mask = self._mask if seat == self._seat else self._zero_mask
+        return {"observation": obs, "action_mask": mask.copy()}
+
+    def legal_moves(self, agent: str) -> dict[int, str]:
+        """Every legal action of ``agent`` mapped to its move text (empty if not his turn)."""
+        if self.agent_name_mapping[agent] != self._seat:
+            return {}
+        return {a: self._move_text(a) for a in self._legal}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = self._check_action(agent, action)
+        deltas = self._apply(action)
+        self._num_steps += 1
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos = {a: {} for a in self.agents}
+        if deltas is not None:
+            for seat, delta in enumerate(deltas):
+                if delta:
+                    self.rewards[self.possible_agents[seat]] = float(delta)
+        extra = self._step_info()
+        if extra:
+            for a in self.agents:
+                self.infos[a].update(extra)
+        self._refresh()
+        if self._seat < 0:
+            result = self._result()
+            for a in self.agents:
+                self.terminations[a] = True
+                self.infos[a]["result"] = result
+        elif self.max_cycles is not None and self._num_steps >= self.max_cycles * self.num_players:
+            for a in self.agents:
+                self.truncations[a] = True
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, agent: str, action: Any) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(
+                f"{agent}: action must be an integer index into Discrete({self.num_actions}), "
+                f"got {action!r}"
+            )
+        action = int(action)
+        if action not in self._legal:
+            if 0 <= action < self.num_actions:
+                what = f"action {action} is illegal now"
+            else:
+                what = f"action {action} is outside Discrete({self.num_actions})"
+            legal = ", ".join(f"{a} ({t})" for a, t in self.legal_moves(agent).items())
+            raise ValueError(f"{agent}: {what}; legal moves: {legal}")
+        return action
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            from gymnasium.logger import warn
+
+            warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self._render_table()
+        if self.render_mode == "human":
+            print(text)  # noqa: T201 - 'human' mode prints by definition
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def wrap_classic(raw: AECEnv) -> AECEnv:
+    """Stack PettingZoo's classic safety wrappers (like ``texas_holdem_v4.env``).
+
+    An illegal action then ends the episode with reward −1 for the offender and 0 for the others
+    (``TerminateIllegalWrapper``), an index outside the space fails an assertion, and calls out
+    of order raise.
+    """
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

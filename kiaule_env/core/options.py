@@ -1,0 +1,71 @@
+"""Validation of constructor keywords and ``reset(options=…)`` shared by every game (RULES §0)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from kiaule_env.cards import Deck
+
+
+def check_choice(name: str, value: Any, allowed: Collection[Any]) -> Any:
+    """Return ``value`` if it is one of ``allowed``, else a ``ValueError`` listing the choices."""
+    if value not in allowed:
+        shown = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name}={value!r} is not allowed; choose one of {shown}")
+    return value
+
+
+def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
+    """Return ``value`` if it is an int in ``[low, high]``, else a clear ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{name}={value} is out of range; it must be {bound}")
+    return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_option_keys(options: Mapping[str, Any] | None, allowed: Collection[str]) -> dict:
+    """Return ``options`` as a dict after refusing keys the game does not know."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
+            f"this game accepts {', '.join(map(repr, sorted(allowed))) or 'none'}"
+        )
+    return dict(options)
+
+
+def stacked_decks(options: Mapping[str, Any], deck: Deck, multi_deal: bool) -> list[list[int]]:
+    """Parse ``options["deck"]`` / ``options["decks"]`` into validated card-id lists (RULES §0).
+
+    ``deck`` fixes the first (or only) deal; ``decks`` one deck per deal in order, and is only
+    meaningful for episodes with several deals (``multi_deal``), but a one-element ``decks`` is
+    accepted everywhere. Giving both is an error.
+    """
+    if "deck" in options and "decks" in options:
+        raise ValueError("give either options['deck'] or options['decks'], not both")
+    if "deck" in options:
+        return [deck.parse_permutation(options["deck"], what="options['deck']")]
+    if "decks" not in options:
+        return []
+    decks = options["decks"]
+    if isinstance(decks, str) or not isinstance(decks, Sequence):
+        raise ValueError("options['decks'] must be a list of decks, each a list of card texts")
+    if not multi_deal and len(decks) > 1:
+        raise ValueError(
+            f"options['decks'] has {len(decks)} decks but an episode of this configuration is a "
+            "single deal; use options['deck'] or enable the multi-deal mode"
+        )
+    return [deck.parse_permutation(d, what=f"options['decks'][{i}]") for i, d in enumerate(decks)]
