@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("experiments.demo", "play and render one game between random agents"),
     "bench": ("experiments.bench_envs", "measure environment speed"),
     "soak": ("experiments.soak", "long random-play invariant check"),
+    "play": ("experiments.play", "play a game in the terminal against agents"),
 }
 
 

@@ -1,0 +1,234 @@
+"""Play a game in the terminal against agents (``kiaule play kozel --seat 0``).
+
+    kiaule play kozel --seat 0 --opponents kozel/heuristic
+
+The human sees the table from his seat (the env's ``render_view(agent)`` where the game has it,
+else the table from above plus his own hand), the numbered legal moves with their texts, and
+answers with a move text (case-insensitive, cards in any order) or its number. Bad input is
+answered with a clear message and asked again; end of input quits cleanly. Opponents are agents
+by registry name: one name for every other seat, or one per other seat in seat order.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import agents as agent_registry
+from agents.base import Decision, decision_from_env
+from experiments.games import GAMES, get_game
+
+
+class QuitGame(Exception):
+    """The human ended the game (``quit`` or end of input)."""
+
+
+def normalise_move(text: str) -> tuple[str, tuple[str, ...]]:
+    """Canonical form of a move text: verb, then the other tokens as a sorted multiset."""
+    tokens = text.upper().split()
+    if not tokens:
+        return "", ()
+    return tokens[0], tuple(sorted(tokens[1:]))
+
+
+def parse_human_move(answer: str, legal: dict[int, str]) -> int:
+    """Action index for a typed answer: a listed number or a move text; else ``ValueError``."""
+    answer = answer.strip()
+    if not answer:
+        raise ValueError("empty answer")
+    numbered = list(legal.items())
+    if answer.isdigit():
+        number = int(answer)
+        if 1 <= number <= len(numbered):
+            return numbered[number - 1][0]
+        raise ValueError(f"there is no move number {number}; choose 1..{len(numbered)}")
+    wanted = normalise_move(answer)
+    for action, text in numbered:
+        if normalise_move(text) == wanted:
+            return action
+    raise ValueError(f"{answer!r} is not a legal move now")
+
+
+class HumanAgent:
+    """An agent that asks a person at the terminal."""
+
+    def __init__(
+        self, table: Callable[[str], str], ask: Callable[[str], str], say: Callable[[str], None]
+    ):
+        self.name = "human"
+        self.table, self.ask, self.say = table, ask, say
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, decision: Decision) -> int:
+        self.say(self.table(decision.agent))
+        legal = decision.legal_moves
+        if len(legal) == 1:
+            only = next(iter(legal.values()))
+            self.say(f"Your only move: {only}")
+        self.say("Your moves:")
+        for number, text in enumerate(legal.values(), start=1):
+            self.say(f"  {number:>2}. {text}")
+        while True:
+            try:
+                answer = self.ask(f"{decision.agent}> ")
+            except EOFError:
+                raise QuitGame from None
+            if answer.strip().lower() in ("quit", "exit", "q"):
+                raise QuitGame
+            try:
+                return parse_human_move(answer, legal)
+            except ValueError as exc:
+                self.say(
+                    f"Not understood: {exc}. Type a move as listed (e.g. "
+                    f"'{next(iter(legal.values()))}') or its number; 'quit' ends the game."
+                )
+
+
+def _table_renderer(env: Any) -> Callable[[str], str]:
+    raw = env.unwrapped if hasattr(env, "unwrapped") else env
+    if hasattr(raw, "render_view"):
+        return raw.render_view
+
+    def table(agent: str) -> str:
+        text = raw.render()
+        hand = getattr(raw.view(agent), "hand", None)
+        if hand is not None:
+            text += f"\nYour hand: {_hand_text(hand)}"
+        return text
+
+    return table
+
+
+def _hand_text(hand: Any) -> str:
+    from kiaule_env.cards import NUM_CARD_IDS, card_symbol
+
+    items = list(hand)
+    if all(isinstance(c, int) and 0 <= c < NUM_CARD_IDS for c in items):
+        return " ".join(card_symbol(c) for c in items) or "(empty)"
+    return str(hand)
+
+
+def opponent_agents(
+    game: str, seat: int, num_players: int, names: Sequence[str], seed: int
+) -> dict[int, Any]:
+    others = [s for s in range(num_players) if s != seat]
+    if len(names) == 1:
+        names = list(names) * len(others)
+    if len(names) != len(others):
+        raise SystemExit(f"give one opponent name, or {len(others)} (one per other seat)")
+    bad = [n for n in names if not n.startswith(f"{game}/")]
+    if bad:
+        raise SystemExit(
+            f"opponents must be {game} agents; got {', '.join(bad)}; "
+            f"known: {', '.join(agent_registry.list_agents(game))}"
+        )
+    try:
+        return {
+            s: agent_registry.make(n, seed=seed + s) for s, n in zip(others, names, strict=True)
+        }
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+def play(
+    game: str,
+    seat: int,
+    opponents: Sequence[str],
+    seed: int | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    ask: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+) -> dict[str, Any] | None:
+    """Play one episode with a human at ``seat``; returns the env's ``result``."""
+    entry = get_game(game)
+    module = entry.load()
+    kwargs = {"render_mode": "ansi", **(env_kwargs or {})}
+    env = module.parallel_env(**kwargs) if entry.parallel else module.raw_env(**kwargs)
+    num_players = len(env.possible_agents)
+    if not 0 <= seat < num_players:
+        raise SystemExit(f"--seat must be 0..{num_players - 1}")
+    seats: dict[int, Any] = opponent_agents(game, seat, num_players, opponents, seed or 0)
+    seats[seat] = HumanAgent(_table_renderer(env), ask, say)
+    lineup = [seats[s] for s in range(num_players)]
+    say(
+        f"You are {env.possible_agents[seat]}. Opponents: "
+        + ", ".join(
+            f"{env.possible_agents[s]}={a.name}" for s, a in sorted(seats.items()) if s != seat
+        )
+    )
+    from agents.arena import play_aec, play_parallel
+
+    try:
+        if entry.parallel:
+            outcome = play_parallel(env, lineup, seed=seed)
+        else:
+            outcome = play_aec(env, lineup, seed=seed, on_decision=_announcer(env, seat, say))
+    except QuitGame:
+        say("Game abandoned.")
+        return None
+    say(_table_renderer(env)(env.possible_agents[seat]))
+    say(f"Game over. Result: {outcome.result}")
+    say("Rewards: " + ", ".join(f"{a}: {r:+g}" for a, r in outcome.rewards.items()))
+    return outcome.result
+
+
+def _announcer(env: Any, human_seat: int, say: Callable[[str], None]):
+    human = env.possible_agents[human_seat]
+
+    def announce(decision: Decision, action: int) -> None:
+        if decision.agent != human:
+            say(f"{decision.agent} plays: {decision.legal_moves[action]}")
+
+    return announce
+
+
+def _parse_value(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kiaule play", description=__doc__.splitlines()[0])
+    parser.add_argument("game", choices=list(GAMES))
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 acts first)")
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=None,
+        help="agent name(s) for the other seats (default <game>/heuristic)",
+    )
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env options, e.g. num_players=3 deck=54 series=true",
+    )
+    args = parser.parse_args(argv)
+    kwargs = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--set expects KEY=VALUE, got {item!r}")
+        kwargs[key] = _parse_value(value)
+    opponents = args.opponents or [f"{args.game}/heuristic"]
+    try:
+        play(args.game, args.seat, opponents, args.seed, kwargs)
+    except ValueError as exc:  # bad env option
+        raise SystemExit(f"kiaule play: {exc}") from None
+    return 0
+
+
+# For tests and tools that build decisions themselves.
+__all__ = ["HumanAgent", "QuitGame", "decision_from_env", "main", "parse_human_move", "play"]
