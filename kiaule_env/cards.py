@@ -154,6 +154,11 @@ class Deck:
     def size(self) -> int:
         return len(self.cards)
 
+    @property
+    def ranks(self) -> tuple[str, ...]:
+        """Rank texts the deck holds, low to high (for a named deck: ``DECK_RANKS[name]``)."""
+        return tuple(RANKS[r] for r in sorted({c % 13 for c in self.cards if c < NUM_SUITED}))
+
     def __contains__(self, card: int) -> bool:
         return 0 <= card < NUM_CARD_IDS and self.position[card] >= 0
 
@@ -172,7 +177,7 @@ class Deck:
         if foreign:
             raise ValueError(
                 f"{what} contains {cards_text(foreign)}, not in the {self.name}-card deck "
-                f"(ranks {' '.join(DECK_RANKS[self.name])}"
+                f"(ranks {' '.join(self.ranks)}"
                 f"{', jokers RJ BJ' if self.name == '54' else ''})"
             )
         dupes = [c for c, k in Counter(parsed).items() if k > 1]
@@ -197,9 +202,19 @@ def _build_deck(name: str) -> Deck:
     cards = [make_card(r, s) for s in SUITS for r in ranks]
     if name == "54":
         cards += [RED_JOKER, BLACK_JOKER]
+    return deck_of(cards, name)
+
+
+def deck_of(cards: Sequence[int], name: str | None = None) -> Deck:
+    """A :class:`Deck` of the given card ids in the given (canonical) order.
+
+    For decks that are not one of the named ones, such as Pig's top-n-ranks deck (P1); the name
+    defaults to the card count (it only appears in messages: "not in the 16-card deck").
+    """
+    cards = [int(c) for c in cards]
     position = np.full(NUM_CARD_IDS, -1, dtype=np.int64)
     position[cards] = np.arange(len(cards))
-    return Deck(name=name, cards=tuple(cards), position=position)
+    return Deck(name=name or str(len(cards)), cards=tuple(cards), position=position)
 
 
 DECKS: dict[str, Deck] = {name: _build_deck(name) for name in ("32", "36", "52", "54")}
