@@ -1,0 +1,226 @@
+"""Observation encoder and action codec of Kiauliaganys (RULES §2).
+
+The observation encodes a :class:`~kiaule_env.kiauliaganys.rules.View` (never the state), with
+the other players relative to the observer: relative seat ``r`` is the player ``r`` places to the
+observer's left (0 = the observer himself). Cards use the deck's compact positions
+(``Deck.position``), so the size is fixed for a player count and deck. Counts are divided by the
+deck size (turns by ``max_turns``, match years by the match target) so every entry lies in [0, 1].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiaule_env.cards import CARD_TEXTS, NUM_SUITED, Deck
+from kiaule_env.core.layout import ObservationLayout, Slice, action_table
+from kiaule_env.kiauliaganys.rules import (
+    ANY,
+    BLIND_MOVE,
+    DRAG,
+    DRAG_CARD,
+    MATCH,
+    PLAY,
+    SEARCH_MOVE,
+    TAKE_MOVE,
+    Config,
+    Move,
+    View,
+)
+
+
+def observation_layout(num_players: int, deck: Deck) -> ObservationLayout:
+    """The named slices of the observation for ``num_players`` and ``deck``."""
+    n, d = num_players, deck.size
+    per_seat = "by relative seat"
+    return ObservationLayout(
+        [
+            Slice("hand", d, "my cards (one per deck position)"),
+            Slice("fund_top", d, "top card of the open fund (G3)"),
+            Slice("fund", d, "every card in the open fund, all seen face up"),
+            Slice("required_suit", 5, "required suit C D H S, or any (G3)"),
+            Slice("phase", 2, "the player to act is matching / dragging (G4–G6)"),
+            Slice("last_turn", 1, "the player to act makes the G8 last turn"),
+            Slice("face_down", 1, "face-down cards left / deck size"),
+            Slice("fund_size", 1, "cards in the open fund / deck size"),
+            Slice("turns", 1, "turns made this deal / max_turns (G10)"),
+            Slice("to_act", n, f"who decides now, {per_seat}"),
+            Slice("hand_sizes", n, f"cards held / deck size, {per_seat}"),
+            Slice("out", n, f"out of the deal, safe (G7), {per_seat}"),
+            Slice("had_turn", n, f"has had a turn this deal (G7), {per_seat}"),
+            Slice(
+                "face_up",
+                n * d,
+                f"cards taken face up from the fund, still held (G5), {per_seat}",
+            ),
+            Slice(
+                "not_suit",
+                n * 4,
+                f"cards known not of suit C D H S (G4) / deck size, {per_seat}",
+            ),
+            Slice("match_years", n, f"match years / match_years target (G11), {per_seat}"),
+        ]
+    )
+
+
+class Encoder:
+    """Builds the observation vector of a view (see :func:`observation_layout`).
+
+    Index tables per slice (card id -> vector index) are precomputed, so encoding is a few
+    ``map`` calls and one fancy assignment: it runs on every env step.
+    """
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.deck = config.the_deck
+        self.n = n = config.num_players
+        self.layout = observation_layout(n, self.deck)
+        off = {name: sl.start for name, sl in self.layout.offsets.items()}
+        d = self.deck.size
+        pos = [int(p) for p in self.deck.position]
+
+        def card_index(base: int) -> list[int]:
+            return [base + p if p >= 0 else -1 for p in pos]
+
+        self._hand = card_index(off["hand"])
+        self._fund_top = card_index(off["fund_top"])
+        self._fund = card_index(off["fund"])
+        self._face_up = [card_index(off["face_up"] + r * d) for r in range(n)]
+        self._required = off["required_suit"]
+        self._phase = off["phase"]
+        self._last_turn = off["last_turn"]
+        self._face_down = off["face_down"]
+        self._fund_size = off["fund_size"]
+        self._turns = off["turns"]
+        self._to_act = off["to_act"]
+        self._sizes = off["hand_sizes"]
+        self._out = off["out"]
+        self._had_turn = off["had_turn"]
+        self._not_suit = off["not_suit"]
+        self._years = off["match_years"]
+        self._scale = 1.0 / d
+        self._turn_scale = 1.0 / config.max_turns
+        self._years_scale = 1.0 / config.match_years if config.match_years else 0.0
+
+    def encode(self, view: View) -> np.ndarray:
+        """The observation of ``view.seat``."""
+        obs = np.zeros(self.layout.size, dtype=np.float32)
+        n = self.n
+        me = view.seat
+        scale = self._scale
+        ones = list(map(self._hand.__getitem__, view.hand))
+        fund = view.fund
+        if fund:
+            ones.append(self._fund_top[fund[-1]])
+            ones.extend(map(self._fund.__getitem__, fund))
+        req = view.required_suit
+        ones.append(self._required + (4 if req == ANY else req))
+        if view.phase == MATCH:
+            ones.append(self._phase)
+        elif view.phase == DRAG:
+            ones.append(self._phase + 1)
+        if view.last_turn:
+            ones.append(self._last_turn)
+        if view.to_act >= 0:
+            ones.append(self._to_act + (view.to_act - me) % n)
+        sizes, not_suit, years = self._sizes, self._not_suit, self._years
+        for s in range(n):
+            rel = (s - me) % n
+            if view.out[s]:
+                ones.append(self._out + rel)
+            if view.had_turn[s]:
+                ones.append(self._had_turn + rel)
+            if view.face_up[s]:
+                ones.extend(map(self._face_up[rel].__getitem__, view.face_up[s]))
+            obs[sizes + rel] = view.hand_sizes[s] * scale
+            counts = view.not_suit[s]
+            if any(counts):
+                for t in range(4):
+                    obs[not_suit + rel * 4 + t] = counts[t] * scale
+            if view.match_years[s]:
+                obs[years + rel] = min(1.0, view.match_years[s] * self._years_scale)
+        obs[ones] = 1.0
+        obs[self._face_down] = view.face_down * scale
+        obs[self._fund_size] = len(fund) * scale
+        obs[self._turns] = view.turns * self._turn_scale
+        return obs
+
+
+class ActionCodec:
+    """``Discrete(n)`` index ↔ :class:`Move` ↔ move text for a deck.
+
+    Indices: ``play C`` for every card of the deck (deck positions), then ``drag C`` for every
+    suited card, then ``drag J S`` for each joker and named suit, then ``search``, ``take``,
+    ``drag blind``.
+    """
+
+    def __init__(self, deck: Deck):
+        self.deck = deck
+        suited = [c for c in deck.cards if c < NUM_SUITED]
+        jokers = [c for c in deck.cards if c >= NUM_SUITED]
+        moves: list[Move] = [Move(PLAY, c) for c in deck.cards]
+        moves += [Move(DRAG_CARD, c) for c in suited]
+        moves += [Move(DRAG_CARD, j, s) for j in jokers for s in range(4)]
+        moves += [SEARCH_MOVE, TAKE_MOVE, BLIND_MOVE]
+        self.moves: tuple[Move, ...] = tuple(moves)
+        self.texts: tuple[str, ...] = tuple(m.text for m in moves)
+        self.index_of: dict[Move, int] = {m: i for i, m in enumerate(moves)}
+        self.num_actions = len(moves)
+        self.play_base = 0
+        self.drag_base = len(deck.cards)
+        self.joker_base = self.drag_base + len(suited)
+        self.search = self.index_of[SEARCH_MOVE]
+        self.take = self.index_of[TAKE_MOVE]
+        self.blind = self.index_of[BLIND_MOVE]
+        self._num_jokers = len(jokers)
+
+    def index(self, move: Move) -> int:
+        return self.index_of[move]
+
+    def move(self, index: int) -> Move:
+        return self.moves[index]
+
+    def text(self, index: int) -> str:
+        return self.texts[index]
+
+    def indices(self, moves: list[Move]) -> list[int]:
+        """Action indices of ``moves``, ascending."""
+        index_of = self.index_of
+        return sorted(index_of[m] for m in moves)
+
+    def mask(self, moves: list[Move]) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[self.indices(moves)] = 1
+        return mask
+
+    def table_rows(self) -> list[tuple[str, str]]:
+        """``(indices, meaning)`` rows of the action table."""
+        d = len(self.deck.cards)
+        first, last = CARD_TEXTS[self.deck.cards[0]], CARD_TEXTS[self.deck.cards[-1]]
+        jokers = ", jokers last" if self._num_jokers else ""
+        suited_last = CARD_TEXTS[[c for c in self.deck.cards if c < NUM_SUITED][-1]]
+        rows = [
+            (
+                f"0–{d - 1}",
+                f"`play C` by deck position ({first} … {last}{jokers}; G4, G5)",
+            ),
+            (
+                f"{self.drag_base}–{self.joker_base - 1}",
+                f"`drag C`: drag suited card C ({first} … {suited_last}; G6)",
+            ),
+        ]
+        if self._num_jokers:
+            rows.append(
+                (
+                    f"{self.joker_base}–{self.search - 1}",
+                    "`drag RJ C` … `drag BJ S`: drag a joker naming suit C D H S (G6)",
+                )
+            )
+        rows += [
+            (str(self.search), "`search`: draw face-down cards until a match (G4)"),
+            (str(self.take), "`take`: take the fund's top card, the turn ends (G5, G7)"),
+            (str(self.blind), "`drag blind`: drag the top face-down card (G6)"),
+        ]
+        return rows
+
+    def markdown_table(self) -> str:
+        return action_table(self.table_rows())
