@@ -16,6 +16,7 @@ _PROVIDERS: tuple[str, ...] = (
     "agents.kiauliaganys",
     "agents.pig",
     "agents.elgeta",
+    "agents.learned",
 )
 _loaded = False
 

@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("experiments.bench_envs", "measure environment speed"),
     "soak": ("experiments.soak", "long random-play invariant check"),
     "play": ("experiments.play", "play a game in the terminal against agents"),
+    "train": ("experiments.train", "train a MaskablePPO agent (self-play, team play)"),
 }
 
 

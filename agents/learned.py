@@ -1,0 +1,159 @@
+"""Learned agents: MaskablePPO models trained by ``experiments.train``, by name or by path.
+
+    agents.make("kozel/ppo")                              # the pretrained zoo model
+    agents.make("kozel/ppo", path="runs/kozel/final.zip") # any model file
+    agents.learned.register_model("runs/kozel/final.zip", "kozel/ppo-mine")
+
+A model file carries its game, player count and observation size (:mod:`agents.training.model_io`);
+loading it for another game or player count, or playing it on a decision of another shape,
+raises ``ValueError`` saying what it was trained for. The actor network is evaluated in numpy
+(:class:`~agents.training.policy.NumpyPolicy`), so playing needs torch only to read the file.
+By default the agent plays its most probable legal move (``deterministic=True``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agents.registry import register
+from agents.training.model_io import check_compatible, load_policy_arrays, read_metadata
+from agents.training.policy import NumpyPolicy, PolicyAgent
+
+ZOO_DIR = Path(__file__).resolve().parent / "zoo"
+GAMES = ("kozel", "kiauliaganys", "pig", "elgeta")
+#: the pretrained zoo: (game, num_players) -> model file under agents/zoo/
+ZOO: dict[tuple[str, int], str] = {
+    ("kozel", 4): "kozel.zip",
+    ("kiauliaganys", 4): "kiauliaganys_4p.zip",
+    ("pig", 4): "pig_4p.zip",
+}
+#: player count a game's zoo name means when none is given
+DEFAULT_PLAYERS = {"kozel": 4, "kiauliaganys": 4, "pig": 4, "elgeta": 4}
+
+
+class LearnedAgent(PolicyAgent):
+    """A :class:`PolicyAgent` loaded from a model file, with the file's metadata."""
+
+    def __init__(
+        self,
+        policy: NumpyPolicy,
+        meta: dict[str, Any],
+        name: str,
+        path: Path,
+        seed: int | None = 0,
+        deterministic: bool = True,
+    ):
+        describe = (
+            f"{name} ({path.name}, trained for {meta['game']} with "
+            f"num_players={meta['num_players']})"
+        )
+        super().__init__(
+            policy, name=name, seed=seed, deterministic=deterministic, describe=describe
+        )
+        self.meta = meta
+        self.path = path
+
+    def check_env(self, env: Any) -> None:
+        """Refuse an env (AEC, raw or parallel) of another game, player count or encoding."""
+        raw = getattr(env, "unwrapped", env)
+        module = type(raw).__module__.split(".")
+        game = module[1] if len(module) > 1 and module[0] == "kiaule_env" else None
+        first = raw.possible_agents[0]
+        check_compatible(
+            self.meta,
+            game=game,
+            num_players=len(raw.possible_agents),
+            obs_size=int(raw.observation_space(first)["observation"].shape[0]),
+            num_actions=int(raw.action_space(first).n),
+            where=self._describe,
+        )
+
+
+def zoo_path(game: str, num_players: int | None = None) -> Path:
+    """The zoo model file of ``game`` for ``num_players``; ``ValueError`` if there is none."""
+    n = DEFAULT_PLAYERS.get(game, 4) if num_players is None else num_players
+    name = ZOO.get((game, n))
+    have = sorted(f"num_players={p}" for g, p in ZOO if g == game)
+    if name is None:
+        raise ValueError(
+            f"the zoo has no {game} model for num_players={n}"
+            + (f" (it has {', '.join(have)})" if have else "")
+            + "; train one with experiments.train and load it with path=..."
+        )
+    if not (ZOO_DIR / name).is_file():
+        raise ValueError(
+            f"the zoo model file {ZOO_DIR / name} is missing (see agents/zoo/README.md)"
+        )
+    return ZOO_DIR / name
+
+
+def load_learned(
+    path: str | Path,
+    game: str | None = None,
+    num_players: int | None = None,
+    seed: int | None = 0,
+    deterministic: bool = True,
+    name: str | None = None,
+) -> LearnedAgent:
+    """Load a model file as an agent; refuse it if it was trained for another game/count."""
+    path = Path(path)
+    meta = read_metadata(path)
+    check_compatible(meta, game=game, num_players=num_players, where=str(path))
+    policy = NumpyPolicy.from_state_dict(load_policy_arrays(path), meta.get("activation", "tanh"))
+    if policy.obs_size != meta.get("obs_size") or policy.num_actions != meta.get("num_actions"):
+        raise ValueError(f"{path}: the network's shape does not match its kiaule.json")
+    return LearnedAgent(
+        policy,
+        meta,
+        name=name or f"{meta['game']}/ppo",
+        path=path,
+        seed=seed,
+        deterministic=deterministic,
+    )
+
+
+def _factory(game: str):
+    def make(
+        seed: int | None = 0,
+        path: str | Path | None = None,
+        num_players: int | None = None,
+        deterministic: bool = True,
+    ) -> LearnedAgent:
+        if path is None:
+            path = zoo_path(game, num_players)
+        return load_learned(
+            path, game=game, num_players=num_players, seed=seed, deterministic=deterministic
+        )
+
+    return make
+
+
+def register_model(path: str | Path, name: str | None = None, deterministic: bool = True) -> str:
+    """Register a model file under ``name`` (default ``<game>/ppo-<file stem>``); return the name.
+
+    After this, tournaments and ``kiaule play`` can use the model like any other agent.
+    """
+    path = Path(path)
+    meta = read_metadata(path)
+    name = name or f"{meta['game']}/ppo-{path.stem}"
+    if name.split("/")[0] != meta["game"]:
+        raise ValueError(
+            f"{path} is a {meta['game']} model; its name must start with {meta['game']}/"
+        )
+
+    def make(seed: int | None = 0, **kwargs: Any) -> LearnedAgent:
+        return load_learned(
+            path,
+            game=meta["game"],
+            seed=seed,
+            deterministic=kwargs.get("deterministic", deterministic),
+            name=name,
+        )
+
+    register(name, make)
+    return name
+
+
+for _game in GAMES:
+    register(f"{_game}/ppo", _factory(_game))

@@ -1,0 +1,87 @@
+"""Model files: an SB3 ``MaskablePPO`` zip plus a ``kiaule.json`` entry saying what it is for.
+
+The metadata (game, env keywords, player count, observation size, number of actions, team play,
+the training config and command) travels inside the model zip, so a model can be checked before
+it plays: one trained for another game or player count is refused with a clear error instead of
+misreading observations. Reading the metadata needs only the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+META_ENTRY = "kiaule.json"
+FORMAT_VERSION = 1
+
+
+def write_metadata(path: str | Path, meta: dict[str, Any]) -> None:
+    """Add (or replace) the ``kiaule.json`` entry of a saved model zip."""
+    path = Path(path)
+    payload = json.dumps({"format": FORMAT_VERSION, **meta}, indent=2, sort_keys=True, default=str)
+    with zipfile.ZipFile(path) as zf:
+        entries = [(i, zf.read(i.filename)) for i in zf.infolist() if i.filename != META_ENTRY]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for info, data in entries:
+            zf.writestr(info, data)
+        zf.writestr(META_ENTRY, payload)
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The ``kiaule.json`` of a model zip; ``ValueError`` if the file is not a kiaule model."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if META_ENTRY not in zf.namelist():
+                raise ValueError(
+                    f"{path} has no {META_ENTRY}: it was not saved by experiments.train "
+                    "(kiaule_env learned agents need to know their game and player count)"
+                )
+            return json.loads(zf.read(META_ENTRY))
+    except zipfile.BadZipFile as exc:
+        raise ValueError(f"{path} is not a model zip file: {exc}") from None
+
+
+def check_compatible(
+    meta: dict[str, Any],
+    game: str | None = None,
+    num_players: int | None = None,
+    obs_size: int | None = None,
+    num_actions: int | None = None,
+    where: str = "model",
+) -> None:
+    """Refuse (``ValueError``) a model trained for another game, player count or encoding."""
+    trained = f"trained for {meta.get('game')} with num_players={meta.get('num_players')}"
+    if game is not None and meta.get("game") != game:
+        raise ValueError(f"{where} was {trained}; it cannot play {game}")
+    if num_players is not None and meta.get("num_players") != num_players:
+        raise ValueError(
+            f"{where} was {trained}; it cannot play {game or meta.get('game')} with "
+            f"num_players={num_players} (train one for that player count)"
+        )
+    if obs_size is not None and meta.get("obs_size") != obs_size:
+        raise ValueError(
+            f"{where} was {trained} with observation size {meta.get('obs_size')}, but this env's "
+            f"observation has size {obs_size}: the env's encoding changed or the options differ; "
+            "retrain the model"
+        )
+    if num_actions is not None and meta.get("num_actions") != num_actions:
+        raise ValueError(
+            f"{where} was {trained} with {meta.get('num_actions')} actions, but this env has "
+            f"{num_actions}: retrain the model"
+        )
+
+
+def load_policy_arrays(path: str | Path) -> dict[str, Any]:
+    """The saved policy's state dict (torch tensors) without building the SB3 model."""
+    import io
+
+    import torch
+
+    with zipfile.ZipFile(path) as zf:
+        data = zf.read("policy.pth")
+    return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)

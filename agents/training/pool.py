@@ -1,0 +1,132 @@
+"""The opponents a learner meets: named baseline agents and frozen snapshots of itself.
+
+Every episode the training wrapper asks the pool for one opponent per opposing side (Kozel: the
+other team, both seats played by the same kind of agent; other games: each other seat), drawn
+according to the configured mix. ``"self"`` in the mix stands for the frozen snapshots of the
+learner taken every K steps (self-play); the others are registry names (``"heuristic"`` is
+short for ``"<game>/heuristic"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.training.policy import NumpyPolicy, PolicyAgent
+
+SELF = "self"
+
+
+class OpponentPool:
+    """Draws opponents by a weighted mix; keeps the newest ``max_snapshots`` snapshots."""
+
+    def __init__(
+        self,
+        game: str,
+        mix: Mapping[str, float] | None = None,
+        max_snapshots: int = 8,
+        snapshot_deterministic: bool = False,
+    ):
+        self.game = game
+        mix = dict(mix) if mix else {"random": 1.0}
+        self.names: list[str] = []
+        weights: list[float] = []
+        for key, weight in mix.items():
+            if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
+                raise ValueError(f"opponent mix weight of {key!r} must be a number >= 0")
+            if weight == 0:
+                continue
+            self.names.append(self._full_name(key))
+            weights.append(float(weight))
+        if not self.names or sum(weights) <= 0:
+            raise ValueError("the opponent mix needs at least one positive weight")
+        self.weights = np.array(weights) / sum(weights)
+        if max_snapshots < 1:
+            raise ValueError("max_snapshots must be at least 1")
+        self.max_snapshots = max_snapshots
+        self.snapshot_deterministic = snapshot_deterministic
+        #: (serial number, policy) of the retained snapshots, oldest first
+        self.snapshots: list[tuple[int, NumpyPolicy]] = []
+        self._next_serial = 0
+        self._agents: dict[tuple[str, int], Agent] = {}
+        self._check_names()
+
+    def _full_name(self, key: str) -> str:
+        if key == SELF:
+            return SELF
+        return key if "/" in key else f"{self.game}/{key}"
+
+    def _check_names(self) -> None:
+        from agents import registry
+
+        for name in self.names:
+            if name == SELF:
+                continue
+            if name.split("/")[0] != self.game:
+                raise ValueError(f"opponent {name!r} is not a {self.game} agent")
+            known = registry.list_agents(self.game)
+            if name not in known:
+                raise ValueError(f"unknown opponent {name!r}; known: {', '.join(known)}")
+
+    # ------------------------------------------------------------------ snapshots
+    def add_snapshot(self, policy: NumpyPolicy | Mapping[str, np.ndarray]) -> int:
+        """Add a frozen copy of the learner; evict the oldest beyond ``max_snapshots``."""
+        if not isinstance(policy, NumpyPolicy):
+            policy = NumpyPolicy.from_arrays(policy)
+        serial = self._next_serial
+        self._next_serial += 1
+        self.snapshots.append((serial, policy))
+        while len(self.snapshots) > self.max_snapshots:
+            old, _ = self.snapshots.pop(0)
+            for key in [k for k in self._agents if k[0] == f"{SELF}:{old}"]:
+                del self._agents[key]
+        return serial
+
+    def snapshot_arrays(self) -> list[dict[str, np.ndarray]]:
+        """The retained snapshots as arrays (saved with checkpoints for resuming)."""
+        return [p.to_arrays() for _, p in self.snapshots]
+
+    # ------------------------------------------------------------------ drawing
+    def draw(self, rng: np.random.Generator) -> str:
+        """A pool member for one side: a registry name or ``"self:<serial>"``."""
+        names, weights = self.names, self.weights
+        if not self.snapshots and SELF in names:
+            keep = [i for i, n in enumerate(names) if n != SELF]
+            if not keep:  # self-play only, before the first snapshot: play random
+                return f"{self.game}/random"
+            names = [names[i] for i in keep]
+            weights = self.weights[keep] / self.weights[keep].sum()
+        name = names[int(rng.choice(len(names), p=weights))] if len(names) > 1 else names[0]
+        if name == SELF:
+            serial, _ = self.snapshots[int(rng.integers(len(self.snapshots)))]
+            return f"{SELF}:{serial}"
+        return name
+
+    def agent(self, member: str, seat: int, seed: int) -> Agent:
+        """The agent instance playing ``member`` at ``seat`` (created once, then reused)."""
+        key = (member, seat)
+        agent = self._agents.get(key)
+        if agent is None:
+            agent = self._create(member, seed)
+            self._agents[key] = agent
+        return agent
+
+    def _create(self, member: str, seed: int) -> Agent:
+        if member.startswith(f"{SELF}:"):
+            serial = int(member.split(":")[1])
+            policy = next(p for s, p in self.snapshots if s == serial)
+            return PolicyAgent(
+                policy, name=member, seed=seed, deterministic=self.snapshot_deterministic
+            )
+        from agents import registry
+
+        return registry.make(member, seed=seed)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "mix": dict(zip(self.names, self.weights.round(4).tolist(), strict=True)),
+            "snapshots": [s for s, _ in self.snapshots],
+        }

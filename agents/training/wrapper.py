@@ -1,0 +1,313 @@
+"""A single-agent Gymnasium view of any environment of the suite, for sb3-contrib's MaskablePPO.
+
+The learner plays one seat (in Kozel, with ``team_play``, one team: both partners' decisions are
+the learner's and share its policy, K1). Every other seat is played inside the wrapper by an
+opponent drawn each episode from an :class:`~agents.training.pool.OpponentPool`. One Gymnasium
+step is one decision of the learner; the opponents' moves in between happen inside ``step``.
+
+Reward accounting (why not PettingZoo's interleaved all-seats wrapper, DESIGN.md): after every
+env step the wrapper adds the learner's *own* reward (``env.rewards`` of its seat — for a team,
+the seats' common reward) to a pending sum, and pays the sum out at the learner's next decision
+or at the end of the episode. So the learner's return over an episode equals exactly its seat's
+total env reward, and no opponent outcome is ever credited to it. A reward that arrives before the
+learner's first decision is paid with its first step.
+
+Pig (a ParallelEnv, P2) goes through the same idea: each step the learner chooses its seat's
+action, the opponents theirs, and the parallel step is taken; when the learner's seat leaves the
+game (end of the round, or eliminated in a full game, P5/P9) its episode ends.
+
+``reset(options=...)`` accepts ``{"seat": s, "env_options": {...}}``: fix the learner's seat for
+this episode and pass options (stacked decks, RULES §0) to the env's own ``reset``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent, Decision
+from agents.random_agent import RandomAgent
+from agents.training.pool import OpponentPool
+from agents.training.spec import get_spec
+
+#: episodes in a row that may end before the learner's first decision before reset gives up
+_MAX_EMPTY_EPISODES = 100
+
+
+class LearnerEnv(gym.Env):
+    """One learner (seat or team) against pool opponents; exposes ``action_masks()``."""
+
+    metadata = {"render_modes": []}  # noqa: RUF012 - Gymnasium's convention
+
+    def __init__(
+        self,
+        game: str,
+        env_kwargs: dict[str, Any] | None = None,
+        pool: OpponentPool | None = None,
+        seat: int | None = None,
+        team_play: bool = True,
+    ):
+        self.game = game
+        self.game_spec = get_spec(game)
+        self.env_kwargs = dict(env_kwargs or {})
+        self.env = self.game_spec.make_env(self.env_kwargs)
+        self.parallel = self.game_spec.parallel
+        self.possible_agents: list[str] = list(self.env.possible_agents)
+        self.num_players = len(self.possible_agents)
+        self.seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        first = self.possible_agents[0]
+        box = self.env.observation_space(first)["observation"]
+        self.observation_space = gym.spaces.Box(
+            low=box.low, high=box.high, shape=box.shape, dtype=np.float32
+        )
+        self.action_space = gym.spaces.Discrete(int(self.env.action_space(first).n))
+        self.pool = pool if pool is not None else OpponentPool(game)
+        if seat is not None and not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
+        self.fixed_seat = seat
+        self.team_play = bool(team_play and self.game_spec.teams is not None)
+        self.learner_seats: tuple[int, ...] = ()
+        self.learner_agents: tuple[str, ...] = ()
+        self.opponents: dict[int, Agent] = {}
+        self.opponent_names: dict[int, str] = {}
+        self._cheap: dict[int, bool] = {}
+        self._pending = 0.0
+        self._current: str | None = None
+        self._obs: np.ndarray = np.zeros(self.observation_space.shape, np.float32)
+        self._mask: np.ndarray = np.zeros(self.action_space.n, bool)
+        self._parallel_obs: dict[str, Any] = {}
+        #: seconds spent in the env, in opponents' ``act``, and in reset/step in all
+        self.timing = {"env": 0.0, "opponents": 0.0, "total": 0.0, "steps": 0, "episodes": 0}
+
+    # ------------------------------------------------------------------ pool access
+    def add_snapshot(self, arrays: dict[str, np.ndarray]) -> int:
+        """Add a frozen copy of the learner to this env's pool (``VecEnv.env_method``)."""
+        return self.pool.add_snapshot(arrays)
+
+    def pool_snapshots(self) -> list[dict[str, np.ndarray]]:
+        return self.pool.snapshot_arrays()
+
+    def timing_stats(self) -> dict[str, float]:
+        return dict(self.timing)
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner's current decision (sb3-contrib's MaskablePPO hook)."""
+        return self._mask
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        start = time.perf_counter()
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - {"seat", "env_options"}
+        if unknown:
+            raise ValueError(
+                f"unknown reset option(s) {sorted(unknown)}; use 'seat', 'env_options'"
+            )
+        self._pending = 0.0
+        for _ in range(_MAX_EMPTY_EPISODES):
+            self._start_episode(options)
+            if not self._advance():
+                break
+            self._pending = 0.0  # an episode with no learner decision teaches nothing
+        else:
+            raise RuntimeError(f"{_MAX_EMPTY_EPISODES} episodes in a row gave the learner no move")
+        self.timing["episodes"] += 1
+        self.timing["total"] += time.perf_counter() - start
+        return self._obs, {"learner_seats": self.learner_seats}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        start = time.perf_counter()
+        action = int(action)
+        if self.parallel:
+            done = self._parallel_step(action)
+        else:
+            t = time.perf_counter()
+            self.env.step(action)
+            self.timing["env"] += time.perf_counter() - t
+            self._collect()
+            done = self._advance()
+        reward, self._pending = self._pending, 0.0
+        info: dict[str, Any] = {"learner_seats": self.learner_seats}
+        terminated = truncated = False
+        if done:
+            truncated = self._truncated()
+            terminated = not truncated
+            result = self._result()
+            if result is not None:
+                info["result"] = result
+        self.timing["steps"] += 1
+        self.timing["total"] += time.perf_counter() - start
+        return self._obs, float(reward), terminated, truncated, info
+
+    # ------------------------------------------------------------------ episode set-up
+    def _start_episode(self, options: dict[str, Any]) -> None:
+        rng = self.np_random
+        seat = options.get("seat", self.fixed_seat)
+        if seat is None:
+            seat = int(rng.integers(self.num_players))
+        elif not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
+        seats = self.game_spec.team_of(seat) if self.team_play else (seat,)
+        if self.parallel and len(seats) != 1:
+            raise ValueError("a parallel env's learner plays exactly one seat")
+        self.learner_seats = tuple(seats)
+        self.learner_agents = tuple(self.possible_agents[s] for s in seats)
+        self.opponents, self.opponent_names, self._cheap = {}, {}, {}
+        for side in self.game_spec.sides(self.num_players):
+            others = [s for s in side if s not in seats]
+            if not others:
+                continue
+            member = self.pool.draw(rng)
+            for s in others:
+                agent = self.pool.agent(member, s, seed=int(rng.integers(2**31)))
+                agent.reset()
+                self.opponents[s] = agent
+                self.opponent_names[s] = member
+                self._cheap[s] = bool(
+                    getattr(agent, "observation_only", False) or isinstance(agent, RandomAgent)
+                )
+        self._last_result = None
+        self._last_truncations = {}
+        env_seed = int(rng.integers(2**31))
+        env_options = options.get("env_options")
+        t = time.perf_counter()
+        if self.parallel:
+            self._parallel_obs, _ = self.env.reset(seed=env_seed, options=env_options)
+        else:
+            self.env.reset(seed=env_seed, options=env_options)
+        self.timing["env"] += time.perf_counter() - t
+
+    # ------------------------------------------------------------------ AEC play
+    def _collect(self) -> None:
+        """Add the learner's own reward of the last env step to the pending sum."""
+        rewards = self.env.rewards
+        if len(self.learner_agents) == 1:
+            self._pending += rewards.get(self.learner_agents[0], 0.0)
+        else:  # a team shares one reward (K1): count it once
+            self._pending += sum(rewards.get(a, 0.0) for a in self.learner_agents) / len(
+                self.learner_agents
+            )
+
+    def _learner_done(self) -> bool:
+        env = self.env
+        return any(
+            env.terminations.get(a, True) or env.truncations.get(a, True)
+            for a in self.learner_agents
+        )
+
+    def _advance(self) -> bool:
+        """Play opponents until the learner must decide (False) or its episode ends (True)."""
+        if self.parallel:
+            return self._parallel_ready()
+        env = self.env
+        timing = self.timing
+        while True:
+            if self._learner_done():
+                self._obs = env.observe(self.learner_agents[0])["observation"]
+                self._mask = np.zeros(self.action_space.n, bool)
+                return True
+            agent = env.agent_selection
+            seat = self.seat_of[agent]
+            t = time.perf_counter()
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                timing["env"] += time.perf_counter() - t
+                continue
+            observed = env.observe(agent)
+            if seat in self.learner_seats:
+                self._current = agent
+                self._obs = observed["observation"]
+                self._mask = observed["action_mask"].astype(bool)
+                timing["env"] += time.perf_counter() - t
+                return False
+            decision = self._decision(agent, seat, observed)
+            t2 = time.perf_counter()
+            action = int(self.opponents[seat].act(decision))
+            t3 = time.perf_counter()
+            env.step(action)
+            t4 = time.perf_counter()
+            timing["env"] += (t2 - t) + (t4 - t3)
+            timing["opponents"] += t3 - t2
+            self._collect()
+
+    def _decision(self, agent: str, seat: int, observed: dict[str, np.ndarray]) -> Decision:
+        if self._cheap[seat]:
+            return Decision(agent, observed["observation"], observed["action_mask"], None, {})
+        env = self.env
+        return Decision(
+            agent,
+            observed["observation"],
+            observed["action_mask"],
+            env.view(agent),
+            env.legal_moves(agent),
+        )
+
+    def _truncated(self) -> bool:
+        if self.parallel:
+            return bool(self._last_truncations.get(self.learner_agents[0], False))
+        return any(self.env.truncations.get(a, False) for a in self.learner_agents)
+
+    def _result(self) -> dict[str, Any] | None:
+        if self.parallel:
+            return self._last_result
+        return self.env.infos.get(self.learner_agents[0], {}).get("result")
+
+    # ------------------------------------------------------------------ parallel play (Pig)
+    _last_truncations: dict[str, bool] = {}  # noqa: RUF012 - replaced per instance on step
+    _last_result: dict[str, Any] | None = None
+
+    def _parallel_ready(self) -> bool:
+        learner = self.learner_agents[0]
+        if learner not in self.env.agents:
+            self._mask = np.zeros(self.action_space.n, bool)
+            return True
+        observed = self._parallel_obs[learner]
+        self._obs = observed["observation"]
+        self._mask = observed["action_mask"].astype(bool)
+        return False
+
+    def _parallel_step(self, action: int) -> bool:
+        env = self.env
+        learner = self.learner_agents[0]
+        actions = {learner: action}
+        t = time.perf_counter()
+        for agent in env.agents:
+            if agent == learner:
+                continue
+            seat = self.seat_of[agent]
+            observed = self._parallel_obs[agent]
+            if self._cheap[seat]:
+                decision = Decision(
+                    agent, observed["observation"], observed["action_mask"], None, {}
+                )
+            else:
+                decision = Decision(
+                    agent,
+                    observed["observation"],
+                    observed["action_mask"],
+                    env.view(agent),
+                    env.legal_moves(agent),
+                )
+            actions[agent] = int(self.opponents[seat].act(decision))
+        t2 = time.perf_counter()
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        self.timing["env"] += time.perf_counter() - t2
+        self.timing["opponents"] += t2 - t
+        self._pending += rewards.get(learner, 0.0)
+        self._parallel_obs = observations
+        self._last_truncations = truncations
+        for info in infos.values():
+            if "result" in info:
+                self._last_result = info["result"]
+        if terminations.get(learner, False) or truncations.get(learner, False):
+            if learner in observations:
+                self._obs = observations[learner]["observation"]
+            self._mask = np.zeros(self.action_space.n, bool)
+            return True
+        return self._parallel_ready()

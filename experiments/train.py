@@ -1,0 +1,501 @@
+"""Train a MaskablePPO agent on one game of the suite, with self-play and team play.
+
+    kiaule train kozel                                   # experiments/configs/kozel.yaml
+    kiaule train experiments/configs/pig.yaml --timesteps 200000 --seed 3
+    kiaule train kozel --resume runs/kozel/checkpoints/step_100000.zip
+    kiaule train kozel --set ppo.learning_rate=1e-4 --set opponents.mix.self=0.7
+    kiaule train --evaluate agents/zoo/kozel.zip --deals 500 --opponents random heuristic
+
+A run writes under its ``output`` folder: ``tb/`` (TensorBoard logs: ``tensorboard --logdir
+runs``), ``checkpoints/step_N.zip`` (+ ``step_N_pool.npz``, the self-play snapshots, so a resumed
+run meets the same opponents), ``best.zip`` (best periodic evaluation), ``final.zip``,
+``eval.jsonl`` (periodic evaluations against the rule-based agent, seats rotated) and
+``train_stats.json`` (throughput and where the time went). Model files carry their game and player
+count; load them with ``agents.make("<game>/ppo", path=...)``.
+
+Config files (YAML or JSON) are merged over :data:`DEFAULTS`; see ``experiments/configs/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+
+DEFAULTS: dict[str, Any] = {
+    "game": None,
+    #: constructor keywords of the training env (reward mode, player count, options)
+    "env_kwargs": {},
+    #: Kozel: the learner plays both seats of its team (K1); ignored for games without teams
+    "team_play": True,
+    "seed": 0,
+    "total_timesteps": 100_000,
+    #: stop learning after this many seconds (None: no limit)
+    "time_budget_s": None,
+    "n_envs": 4,
+    #: "dummy" (one process) or "subproc" (one process per env)
+    "vec_env": "dummy",
+    "device": "cpu",
+    "torch_threads": 1,
+    "opponents": {
+        #: pool mix: registry kinds ("random", "heuristic", or full names) and "self" (snapshots)
+        "mix": {"random": 1.0},
+        "snapshot_every": 20_000,
+        "max_snapshots": 8,
+        "snapshot_deterministic": False,
+    },
+    "policy": {"net_arch": [128, 128], "activation": "tanh"},
+    "ppo": {
+        "learning_rate": 3e-4,
+        "n_steps": 512,
+        "batch_size": 256,
+        "n_epochs": 4,
+        "gamma": 1.0,
+        "gae_lambda": 0.95,
+        "ent_coef": 0.01,
+        "clip_range": 0.2,
+        "vf_coef": 0.5,
+        "max_grad_norm": 0.5,
+    },
+    "eval": {
+        "every": 20_000,
+        "deals": 50,
+        "opponent": "heuristic",
+        #: env keywords of evaluation games (None: those of training)
+        "env_kwargs": None,
+    },
+    "checkpoint": {"every": 50_000},
+    "output": None,
+    "tensorboard": True,
+}
+
+
+# ---------------------------------------------------------------------- configuration
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``override``, recursing into dicts (``mix`` dicts are replaced)."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and key != "mix":
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    text = path.read_text()
+    if path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        data = yaml.safe_load(text) or {}
+    else:
+        data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config file must hold a mapping")
+    return data
+
+
+def resolve_config(source: str | dict[str, Any] | None, overrides: dict | None = None) -> dict:
+    """Full config from a game name, a config file, or a dict, merged over the defaults."""
+    if source is None:
+        data: dict[str, Any] = {}
+    elif isinstance(source, dict):
+        data = source
+    elif Path(source).is_file():
+        data = read_config_file(source)
+    elif (CONFIG_DIR / f"{source}.yaml").is_file():
+        data = read_config_file(CONFIG_DIR / f"{source}.yaml")
+    else:
+        raise ValueError(
+            f"{source!r} is neither a config file nor a game with a config in {CONFIG_DIR}"
+        )
+    config = deep_merge(DEFAULTS, data)
+    if overrides:
+        config = deep_merge(config, overrides)
+    unknown = set(config) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown config key(s) {sorted(unknown)}; known: {sorted(DEFAULTS)}")
+    from agents.training.spec import get_spec
+
+    get_spec(config["game"] or "")  # a clear error for a missing or unknown game
+    if config["output"] is None:
+        config["output"] = f"runs/{config['game']}"
+    if config["vec_env"] not in ("dummy", "subproc"):
+        raise ValueError(f"vec_env={config['vec_env']!r}; choose 'dummy' or 'subproc'")
+    return config
+
+
+def parse_set(items: list[str]) -> dict[str, Any]:
+    """``--set a.b=value`` items as a nested dict (values parsed as YAML scalars)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"--set needs key=value, got {item!r}")
+        key, raw = item.split("=", 1)
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = yaml.safe_load(raw)
+    return out
+
+
+# ---------------------------------------------------------------------- building blocks
+def make_learner_env(config: dict[str, Any], index: int = 0):
+    """One monitored :class:`LearnerEnv` with its own opponent pool (picklable for subproc)."""
+    from stable_baselines3.common.monitor import Monitor
+
+    from agents.training.pool import OpponentPool
+    from agents.training.wrapper import LearnerEnv
+
+    opp = config["opponents"]
+    pool = OpponentPool(
+        config["game"],
+        opp["mix"],
+        max_snapshots=opp["max_snapshots"],
+        snapshot_deterministic=opp["snapshot_deterministic"],
+    )
+    env = LearnerEnv(config["game"], config["env_kwargs"], pool=pool, team_play=config["team_play"])
+    return Monitor(env)
+
+
+def make_vec_env(config: dict[str, Any]):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    fns = [partial(make_learner_env, config, i) for i in range(config["n_envs"])]
+    if config["vec_env"] == "subproc" and config["n_envs"] > 1:
+        return SubprocVecEnv(fns)
+    return DummyVecEnv(fns)
+
+
+def eval_opponent(config: dict[str, Any]) -> str:
+    """The evaluation opponent's registry name; ``random`` if the game has no such agent yet."""
+    from agents import registry
+
+    name = config["eval"]["opponent"]
+    name = name if "/" in name else f"{config['game']}/{name}"
+    if name not in registry.list_agents(config["game"]):
+        fallback = f"{config['game']}/random"
+        print(f"train: {name} is not registered; evaluating against {fallback}", file=sys.stderr)
+        return fallback
+    return name
+
+
+def model_metadata(config: dict[str, Any], vec_env, model) -> dict[str, Any]:
+    env0 = vec_env.get_attr("num_players", indices=[0])[0]
+    return {
+        "game": config["game"],
+        "num_players": int(env0),
+        "env_kwargs": config["env_kwargs"],
+        "team_play": bool(config["team_play"]),
+        "obs_size": int(vec_env.observation_space.shape[0]),
+        "num_actions": int(vec_env.action_space.n),
+        "activation": config["policy"]["activation"],
+        "net_arch": list(config["policy"]["net_arch"]),
+        "timesteps": int(model.num_timesteps),
+        "seed": config["seed"],
+        "config": config,
+        "command": " ".join(["kiaule", "train", *sys.argv[1:]])
+        if sys.argv and sys.argv[0].endswith(("kiaule", "cli.py"))
+        else " ".join(["python -m experiments.train", *sys.argv[1:]]),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced."""
+
+    output: Path
+    final_model: Path
+    timesteps: int
+    stats: dict[str, Any]
+    evals: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _pool_path(checkpoint: Path) -> Path:
+    return checkpoint.with_name(checkpoint.stem + "_pool.npz")
+
+
+def save_pool(vec_env, path: Path) -> None:
+    import numpy as np
+
+    snapshots = vec_env.env_method("pool_snapshots", indices=[0])[0]
+    arrays = {f"s{i}__{k}": v for i, snap in enumerate(snapshots) for k, v in snap.items()}
+    np.savez(path, **arrays)
+
+
+def load_pool(vec_env, path: Path) -> int:
+    """Put the saved snapshots into every env's pool; return how many."""
+    import numpy as np
+
+    if not path.is_file():
+        return 0
+    with np.load(path) as data:
+        grouped: dict[int, dict[str, Any]] = {}
+        for key in data.files:
+            index, name = key.split("__", 1)
+            grouped.setdefault(int(index[1:]), {})[name] = data[key]
+    for i in sorted(grouped):
+        vec_env.env_method("add_snapshot", grouped[i])
+    return len(grouped)
+
+
+# ---------------------------------------------------------------------- training
+def train(
+    config: dict[str, Any],
+    resume: str | Path | None = None,
+    progress: bool = True,
+    export: str | Path | None = None,
+) -> TrainResult:
+    """Run (or resume) one training run described by a resolved ``config``."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+
+    from agents.training import callbacks as cb
+    from agents.training.model_io import read_metadata, write_metadata
+
+    torch.set_num_threads(int(config["torch_threads"]))
+    out = Path(config["output"])
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    tb_dir = str(out / "tb") if config["tensorboard"] else None
+    vec_env = make_vec_env(config)
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config["policy"]["activation"]]
+    if resume is not None:
+        resume = Path(resume)
+        meta = read_metadata(resume)
+        if meta["game"] != config["game"]:
+            raise ValueError(f"{resume} is a {meta['game']} checkpoint, not {config['game']}")
+        model = MaskablePPO.load(
+            resume, env=vec_env, device=config["device"], tensorboard_log=tb_dir
+        )
+        load_pool(vec_env, _pool_path(resume))
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            seed=config["seed"],
+            device=config["device"],
+            tensorboard_log=tb_dir,
+            verbose=0,
+            policy_kwargs={
+                "net_arch": list(config["policy"]["net_arch"]),
+                "activation_fn": activation,
+            },
+            **config["ppo"],
+        )
+    (out / "config.json").write_text(json.dumps(config, indent=2, default=str))
+
+    def save_model(path: Path) -> None:
+        model.save(path)
+        write_metadata(path, model_metadata(config, vec_env, model))
+
+    def save_checkpoint(step: int) -> Path:
+        path = out / "checkpoints" / f"step_{step}.zip"
+        save_model(path)
+        save_pool(vec_env, _pool_path(path))
+        return path
+
+    eval_kwargs = config["eval"]["env_kwargs"]
+    eval_cb = cb.EvalCallback(
+        every=config["eval"]["every"],
+        game=config["game"],
+        opponent=eval_opponent(config),
+        deals=config["eval"]["deals"],
+        env_kwargs=config["env_kwargs"] if eval_kwargs is None else eval_kwargs,
+        team_play=config["team_play"],
+        save_model=save_model,
+        best_path=out / "best.zip",
+        log_path=out / "eval.jsonl",
+    )
+    timing = cb.TimingCallback()
+    budget = cb.TimeBudgetCallback(config["time_budget_s"])
+    ckpt = cb.CheckpointCallback(config["checkpoint"]["every"], save_checkpoint)
+    selfplay_every = (
+        config["opponents"]["snapshot_every"] if "self" in config["opponents"]["mix"] else 0
+    )
+    callbacks = [timing, budget, cb.SelfPlayCallback(selfplay_every), ckpt, eval_cb]
+    remaining = max(0, int(config["total_timesteps"]) - int(model.num_timesteps))
+    start_steps = int(model.num_timesteps)
+    if remaining:
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList(callbacks),
+            progress_bar=progress,
+            reset_num_timesteps=resume is None,
+            tb_log_name="run",
+        )
+    final = out / "final.zip"
+    save_model(final)
+    save_pool(vec_env, _pool_path(final))
+    stats = training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps)
+    stats["stopped_by_time_budget"] = budget.stopped_early
+    (out / "train_stats.json").write_text(json.dumps(stats, indent=2))
+    if export is not None:
+        Path(export).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(final, export)
+    vec_env.close()
+    return TrainResult(out, final, int(model.num_timesteps), stats, eval_cb.history)
+
+
+def training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps: int) -> dict[str, Any]:
+    """Throughput of ``learn`` and the share of its time in env + wrapper vs. the network.
+
+    ``env`` is the rules engines' own time (steps, observations), ``opponents`` the pool agents'
+    ``act``, ``wrapper`` the rest of the wrapper's reset/step; ``network`` is everything else in
+    ``learn`` (policy forward passes during rollouts, the rollout buffer, PPO updates), with the
+    periodic evaluation and checkpoint time taken out.
+    """
+    parts = vec_env.env_method("timing_stats")
+    env_s = sum(p["env"] for p in parts)
+    opp_s = sum(p["opponents"] for p in parts)
+    total_wrapper = sum(p["total"] for p in parts)
+    episodes = sum(p["episodes"] for p in parts)
+    steps = int(model.num_timesteps) - start_steps
+    learn = timing.learn - eval_cb.seconds - ckpt.seconds
+    network = max(0.0, learn - total_wrapper)
+    update = timing.update
+
+    def share(x: float) -> float:
+        return round(x / learn, 4) if learn > 0 else 0.0
+
+    return {
+        "timesteps": int(model.num_timesteps),
+        "steps_this_run": steps,
+        "episodes_this_run": episodes,
+        "learn_seconds": round(learn, 3),
+        "steps_per_second": round(steps / learn, 1) if learn > 0 else 0.0,
+        "seconds": {
+            "env": round(env_s, 3),
+            "opponents": round(opp_s, 3),
+            "wrapper_overhead": round(total_wrapper - env_s - opp_s, 3),
+            "network_rollout_forward": round(max(0.0, network - update), 3),
+            "network_update": round(update, 3),
+            "eval_excluded": round(eval_cb.seconds, 3),
+            "checkpoint_excluded": round(ckpt.seconds, 3),
+        },
+        "share": {
+            "env_and_wrapper": share(total_wrapper),
+            "env": share(env_s),
+            "opponents": share(opp_s),
+            "wrapper_overhead": share(total_wrapper - env_s - opp_s),
+            "network": share(network),
+        },
+    }
+
+
+# ---------------------------------------------------------------------- evaluation of a file
+def evaluate_model(
+    path: str | Path,
+    opponents: list[str],
+    deals: int,
+    seed: int = 20_000,
+    env_kwargs: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Seat-rotated evaluation of a model file against each opponent (see agents.training)."""
+    from agents.learned import load_learned
+    from agents.training.evaluate import evaluate
+    from agents.training.model_io import read_metadata
+
+    meta = read_metadata(path)
+    game = meta["game"]
+    kwargs = dict(env_kwargs) if env_kwargs is not None else {}
+    if "num_players" not in kwargs and game != "kozel":
+        kwargs["num_players"] = meta["num_players"]
+    results = []
+    for opponent in opponents:
+        name = opponent if "/" in opponent else f"{game}/{opponent}"
+        result = evaluate(
+            game,
+            lambda s: load_learned(path, game=game, seed=s),
+            name,
+            deals=deals,
+            env_kwargs=kwargs,
+            seed=seed,
+            team_play=meta.get("team_play", True),
+            agent_label=f"{game}/ppo ({Path(path).name})",
+        )
+        results.append(result.as_dict())
+        print(result.summary())
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kiaule train", description=__doc__.split("\n")[0])
+    parser.add_argument("config", nargs="?", help="a game name or a config file (YAML/JSON)")
+    parser.add_argument("--timesteps", type=int, help="total learner steps (overrides config)")
+    parser.add_argument("--time-budget", type=float, help="stop learning after this many seconds")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--n-envs", type=int)
+    parser.add_argument("--vec-env", choices=["dummy", "subproc"])
+    parser.add_argument("--output", help="output folder (default runs/<game>)")
+    parser.add_argument("--resume", help="a checkpoint zip to continue from")
+    parser.add_argument("--export", help="also copy the final model to this path")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--evaluate", metavar="MODEL", help="only evaluate a model file")
+    parser.add_argument("--deals", type=int, default=250, help="deals per opponent (--evaluate)")
+    parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
+    parser.add_argument("--eval-seed", type=int, default=20_000)
+    parser.add_argument("--json", help="write the evaluation results to this JSON file")
+    args = parser.parse_args(argv)
+
+    if args.evaluate:
+        results = evaluate_model(args.evaluate, args.opponents, args.deals, seed=args.eval_seed)
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=2))
+        return 0
+    if args.config is None and not args.resume:
+        parser.error("give a game name or a config file (or --resume CHECKPOINT)")
+    overrides = parse_set(args.set)
+    for key, value in (
+        ("total_timesteps", args.timesteps),
+        ("time_budget_s", args.time_budget),
+        ("seed", args.seed),
+        ("n_envs", args.n_envs),
+        ("vec_env", args.vec_env),
+        ("output", args.output),
+    ):
+        if value is not None:
+            overrides[key] = value
+    source: Any = args.config
+    if source is None:  # resume with the checkpoint's own config
+        from agents.training.model_io import read_metadata
+
+        source = read_metadata(args.resume)["config"]
+    config = resolve_config(source, overrides)
+    result = train(config, resume=args.resume, progress=not args.no_progress, export=args.export)
+    stats = result.stats
+    print(
+        f"trained {config['game']} to {result.timesteps} steps: {stats['steps_per_second']} "
+        f"steps/s, env+wrapper {stats['share']['env_and_wrapper']:.0%} of learn time, "
+        f"network {stats['share']['network']:.0%}; final model {result.final_model}"
+    )
+    if result.evals:
+        print(
+            "last evaluation: "
+            + json.dumps(
+                {
+                    k: result.evals[-1][k]
+                    for k in ("opponent", "mean_reward", "reward_ci95", "win_rate")
+                }
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
