@@ -1,0 +1,190 @@
+"""Observation encoder and action codec of Pig (RULES §3).
+
+The observation encodes a :class:`~kiaule_env.pig.rules.PigView` (never the state) as a flat
+``float32`` vector built from named slices (:class:`~kiaule_env.core.layout.ObservationLayout`).
+Its size is fixed per player count and variant: rank slices cover the ranks of the starting deck
+(P1; all 13 with ``stock``, P6), seat slices cover every seat of the starting table *relative to
+the observer* (index 0 = me, 1 = my left, …, n−1 = my right), and the variant slices (letters,
+stock, tokens) exist only when the variant is on.
+
+The action space is the same for every agent (P4): ``Discrete(R + 2)`` with ``pass R`` for each
+rank of the starting deck (low to high), then ``nose`` (``token`` with P8), then ``wait``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from kiaule_env.cards import RANKS
+from kiaule_env.core.layout import ObservationLayout, Slice
+from kiaule_env.core.layout import action_table as _action_table
+from kiaule_env.pig.rules import NOSE, RACE, WAIT, Config, PigView, parse_move
+
+
+def build_layout(config: Config) -> ObservationLayout:
+    """The observation layout of ``config`` (documented in ``pig_v0``'s docstring)."""
+    r = len(config.start_ranks)
+    n = config.num_players
+    ranks = f"{RANKS[config.start_ranks[0]]}..{RANKS[config.start_ranks[-1]]}"
+    word = config.nose_word
+    touched = "taken a token" if config.tokens else "touched his nose"
+    slices = [
+        Slice("hand", r, f"my cards per rank ({ranks}, low to high), count / 4"),
+        Slice("ranks_in_play", r, "1 for each rank in this round's deck (P5 rank removal)"),
+        Slice("last_passed", r, "one-hot rank of the card I passed in the latest passing step"),
+        Slice("last_received", r, "one-hot rank of the card I received in the latest passing step"),
+        Slice("passed", r, "share of this round's passes in which I passed each rank"),
+        Slice("received", r, "share of this round's passes in which I received each rank"),
+        Slice(
+            "players_in", n, "1 if the player is still in; seats relative to me (0 = me, 1 = left)"
+        ),
+        Slice("dealer", n, "one-hot dealer of this round, relative seats"),
+        Slice("touched", n, f"1 if the player has {touched} this round, relative seats"),
+        Slice("race", 1, f"1 once passing has stopped (someone played `{word}`, P3/P8)"),
+        Slice("passes", 1, "passing steps this round / max_passes (P4)"),
+        Slice("race_steps", 1, "race steps after the first touch / max_race_steps (P3)"),
+    ]
+    if config.letters:
+        slices.append(Slice("letters", n, "letters of P-I-G turned over / 3 (P7), relative seats"))
+    if config.stock:
+        slices.append(Slice("stock_size", 1, "cards in the stock / 52 (P6)"))
+        slices.append(Slice("discard_size", 1, "cards in the discard pile / 52 (P6)"))
+    if config.tokens:
+        slices.append(Slice("tokens_left", 1, "tokens still in the middle / (n − 1) (P8)"))
+    return ObservationLayout(slices)
+
+
+class PigEncoder:
+    """Encodes views of one configuration into observation vectors."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.layout = build_layout(config)
+        self.size = self.layout.size
+        self.num_players = config.num_players
+        #: position of each rank index 0..12 in the starting deck's rank list (-1: absent)
+        self.rank_pos = [-1] * 13
+        for i, rank in enumerate(config.start_ranks):
+            self.rank_pos[rank] = i
+        off = self.layout.offsets
+        self._o = {name: sl.start for name, sl in off.items()}
+
+    def encode(self, view: PigView) -> np.ndarray:
+        """The observation vector of ``view`` (see the layout table)."""
+        o = self._o
+        obs = np.zeros(self.size, dtype=np.float32)
+        pos = self.rank_pos
+        n = self.num_players
+        me = view.seat
+        hand = o["hand"]
+        for card in view.hand:
+            obs[hand + pos[card % 13]] += 0.25
+        ranks = o["ranks_in_play"]
+        for rank in view.ranks:
+            obs[ranks + pos[rank]] = 1.0
+        if view.passes:
+            if view.last_passed >= 0:
+                obs[o["last_passed"] + pos[view.last_passed % 13]] = 1.0
+            if view.last_received >= 0:
+                obs[o["last_received"] + pos[view.last_received % 13]] = 1.0
+            share = 1.0 / view.passes
+            base_p, base_r = o["passed"], o["received"]
+            for rank, (p, q) in enumerate(
+                zip(view.passed_counts, view.received_counts, strict=True)
+            ):
+                if p:
+                    obs[base_p + pos[rank]] = p * share
+                if q:
+                    obs[base_r + pos[rank]] = q * share
+        players_in = o["players_in"]
+        for seat in view.seats_in:
+            obs[players_in + (seat - me) % n] = 1.0
+        obs[o["dealer"] + (view.dealer - me) % n] = 1.0
+        touched = o["touched"]
+        for seat in view.touched:
+            obs[touched + (seat - me) % n] = 1.0
+        if view.phase == RACE:
+            obs[o["race"]] = 1.0
+        obs[o["passes"]] = view.passes / view.max_passes
+        obs[o["race_steps"]] = view.race_steps / view.max_race_steps
+        config = self.config
+        if config.letters:
+            letters = o["letters"]
+            for seat, k in enumerate(view.letters):
+                if k:
+                    obs[letters + (seat - me) % n] = k / 3.0
+        if config.stock:
+            obs[o["stock_size"]] = view.stock_size / 52.0
+            obs[o["discard_size"]] = view.discard_size / 52.0
+        if config.tokens:
+            obs[o["tokens_left"]] = view.tokens_left / (n - 1)
+        return obs
+
+
+class PigActions:
+    """The action codec: ``Discrete(R + 2)`` index ↔ engine move ↔ move text (P4)."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.ranks = config.start_ranks
+        self.num_ranks = len(self.ranks)
+        self.nose = self.num_ranks
+        self.wait = self.num_ranks + 1
+        self.n = self.num_ranks + 2
+        self._rank_action = [-1] * 13
+        for i, rank in enumerate(self.ranks):
+            self._rank_action[rank] = i
+        self.texts: tuple[str, ...] = (
+            *(f"pass {RANKS[r]}" for r in self.ranks),
+            config.nose_word,
+            "wait",
+        )
+        self._moves: tuple[int, ...] = (*self.ranks, NOSE, WAIT)
+
+    def to_move(self, action: int) -> int:
+        """Engine move of an action index."""
+        return self._moves[action]
+
+    def to_action(self, move: int) -> int:
+        """Action index of an engine move."""
+        if move == NOSE:
+            return self.nose
+        if move == WAIT:
+            return self.wait
+        action = self._rank_action[move]
+        if action < 0:
+            raise ValueError(f"rank {RANKS[move]} is not in this game's deck")
+        return action
+
+    def text(self, action: int) -> str:
+        return self.texts[action]
+
+    def parse(self, text: str) -> int:
+        """Action index of a move text (case-insensitive), ``ValueError`` if malformed."""
+        return self.to_action(parse_move(self.config, text))
+
+    def mask(self, moves: Iterable[int]) -> np.ndarray:
+        """``int8`` mask of the legal engine ``moves``."""
+        mask = np.zeros(self.n, dtype=np.int8)
+        for move in moves:
+            mask[self.to_action(move)] = 1
+        return mask
+
+    def table(self) -> str:
+        """Markdown table of the action indices (docs are generated from this)."""
+        r = self.num_ranks
+        word = self.config.nose_word
+        what = "take a token (P8)" if self.config.tokens else "touch the nose (P3)"
+        ranks = " ".join(RANKS[x] for x in self.ranks)
+        return _action_table(
+            [
+                (f"0–{r - 1}", f"`pass R`, R = {ranks}: pass that rank, lowest suit first (P2)"),
+                (
+                    str(r),
+                    f"`{word}`: {what}, with four of a kind (any: `false_nose`) or in the race",
+                ),
+                (str(r + 1), f"`wait`: only in the race (P3); the only move after `{word}`"),
+            ]
+        )

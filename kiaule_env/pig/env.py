@@ -1,0 +1,381 @@
+"""PettingZoo environments of Pig: the native ``ParallelEnv`` and its AEC conversion (P2).
+
+:class:`PigParallelEnv` is thin glue between the rules engine (:mod:`kiaule_env.pig.rules`) and
+the encoders (:mod:`kiaule_env.pig.encoding`): one ``step(actions)`` is one simultaneous passing
+round (P2), eliminated players leave ``agents`` in the step they are eliminated (P5), and
+``infos[agent]["result"]`` holds the outcome at the end (P10). It exposes the same extras as the
+turn-based games: ``state`` (the engine state), ``view(agent)``, ``legal_moves(agent)`` and
+``check_invariants()``.
+
+:class:`PigAECEnv` is PettingZoo's ``parallel_to_aec`` conversion as a plain ``AECEnv`` with
+those extras, so PettingZoo's classic wrappers (``wrap_classic``) and the agents' arena work on
+it as on the turn-based games.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import AgentSelector
+
+from kiaule_env.cards import RANKS
+from kiaule_env.core.options import check_option_keys
+from kiaule_env.pig import rules
+from kiaule_env.pig.encoding import PigActions, PigEncoder
+
+#: reset options (§0 stacked decks). ``"options"`` is accepted and ignored: PettingZoo's API tests
+#: probe ``reset(options={"options": 1})``.
+OPTION_KEYS = frozenset({"deck", "decks", "options"})
+
+
+class PigParallelEnv(ParallelEnv):
+    """Pig as a PettingZoo ``ParallelEnv``; keywords as in RULES §3 (see ``kiaule_env.pig_v0``)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "kiaule/pig-v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": True,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        game: str = "round",
+        stock: bool = False,
+        letters: bool = False,
+        tokens: bool = False,
+        false_nose: str | None = None,
+        max_passes: int = 200,
+        max_race_steps: int = 20,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+    ):
+        self.config = rules.Config(
+            num_players=num_players,
+            game=game,
+            stock=stock,
+            letters=letters,
+            tokens=tokens,
+            false_nose=false_nose,
+            max_passes=max_passes,
+            max_race_steps=max_race_steps,
+        )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; choose one of "
+                f"{self.metadata['render_modes']} or None"
+            )
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
+        self.render_mode = render_mode
+        #: parallel steps after which the episode is truncated (``None``: off)
+        self.max_cycles = max_cycles
+        self.num_players = num_players
+        self.encoder = PigEncoder(self.config)
+        self.actions = PigActions(self.config)
+        self.layout = self.encoder.layout
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.layout.low, self.layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(self.actions.n,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: spaces.Discrete(self.actions.n) for a in self.possible_agents}
+        self.np_random: np.random.Generator | None = None
+        self.state: rules.State | None = None
+        self.agents: list[str] = []
+        self._legal: dict[int, list[int]] = {}
+        self._zero_mask = np.zeros(self.actions.n, dtype=np.int8)
+
+    # ------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict]]:
+        checked = check_option_keys(options, OPTION_KEYS)
+        decks = rules.parse_decks(self.config, checked)
+        if seed is not None or self.np_random is None:
+            self.np_random, _ = seeding.np_random(seed)
+        self.state = rules.new_game(self.config, self.np_random, decks)
+        self.agents = list(self.possible_agents)
+        self._num_steps = 0
+        self._refresh_legal()
+        observations = {a: self._observe(a) for a in self.agents}
+        return observations, {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        state = self.state
+        if state is None or not self.agents:
+            raise ValueError("step() called on a finished episode; call reset() first")
+        moves = self._check_actions(actions)
+        report = rules.apply(state, moves, self.np_random)
+        self._num_steps += 1
+        live = self.agents
+        mapping = self.agent_name_mapping
+        rewards = {a: report.rewards[mapping[a]] for a in live}
+        over = state.phase == rules.OVER
+        terminations = dict.fromkeys(live, over)
+        if report.eliminated is not None:
+            terminations[self.possible_agents[report.eliminated]] = True
+        truncated = not over and self.max_cycles is not None and self._num_steps >= self.max_cycles
+        truncations = dict.fromkeys(live, truncated)
+        infos: dict[str, dict[str, Any]] = {a: {} for a in live}
+        if report.round_result is not None:
+            for a in live:
+                infos[a]["round_result"] = report.round_result
+        if over:
+            outcome = rules.result(state)
+            for a in live:
+                infos[a]["result"] = outcome
+        self.agents = [a for a in live if not (terminations[a] or truncated)]
+        self._refresh_legal()
+        observations = {a: self._observe(a) for a in live}
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+    def _check_actions(self, actions: dict[str, Any]) -> list[int]:
+        """Engine moves per seat; ``ValueError`` naming a missing, foreign or illegal action."""
+        if not isinstance(actions, dict):
+            raise ValueError(
+                f"actions must be a dict agent -> action, got {type(actions).__name__}"
+            )
+        foreign = [a for a in actions if a not in self.agents]
+        if foreign:
+            raise ValueError(f"actions for {foreign}, who are not playing; agents: {self.agents}")
+        moves = [rules.WAIT] * self.num_players
+        for agent in self.agents:
+            if agent not in actions:
+                raise ValueError(f"no action for {agent}; every agent in env.agents acts each step")
+            moves[self.agent_name_mapping[agent]] = self.check_action(agent, actions[agent])
+        return moves
+
+    def check_action(self, agent: str, action: Any) -> int:
+        """Engine move of ``agent``'s ``action``; ``ValueError`` naming it and the legal ones."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(
+                f"{agent}: action must be an integer index into Discrete({self.actions.n}), "
+                f"got {action!r}"
+            )
+        action = int(action)
+        if action not in self._legal.get(self.agent_name_mapping[agent], ()):
+            if 0 <= action < self.actions.n:
+                what = f"action {action} ({self.actions.text(action)}) is illegal now"
+            else:
+                what = f"action {action} is outside Discrete({self.actions.n})"
+            legal = ", ".join(f"{a} ({t})" for a, t in self.legal_moves(agent).items())
+            raise ValueError(f"{agent}: {what}; legal moves: {legal or 'none'}")
+        return self.actions.to_move(action)
+
+    def _refresh_legal(self) -> None:
+        """Legal action indices of every agent still playing (cached for the step)."""
+        state = self.state
+        to_action = self.actions.to_action
+        self._legal = {}
+        self._masks: dict[int, np.ndarray] = {}
+        for agent in self.agents:
+            seat = self.agent_name_mapping[agent]
+            legal = [to_action(m) for m in rules.legal_moves(state, seat)]
+            mask = np.zeros(self.actions.n, dtype=np.int8)
+            mask[legal] = 1
+            self._legal[seat] = legal
+            self._masks[seat] = mask
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        obs = self.encoder.encode(rules.view(self.state, seat))
+        mask = self._masks.get(seat)
+        mask = self._zero_mask if mask is None else mask
+        return {"observation": obs, "action_mask": mask.copy()}
+
+    # ------------------------------------------------------------------ extras
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The current observation and mask of ``agent`` (as the last reset/step returned it)."""
+        return self._observe(agent)
+
+    def legal_moves(self, agent: str) -> dict[int, str]:
+        """Every legal action of ``agent`` this step mapped to its move text (RULES §0)."""
+        legal = self._legal.get(self.agent_name_mapping[agent], ())
+        return {a: self.actions.texts[a] for a in legal}
+
+    def view(self, agent: str) -> rules.PigView:
+        """What ``agent`` knows (his information set) as plain data."""
+        return rules.view(self.state, self.agent_name_mapping[agent])
+
+    def check_invariants(self) -> None:
+        """Engine invariants, and the env's agents agreeing with the players still in."""
+        state = self.state
+        rules.check_invariants(state)
+        if state.phase != rules.OVER and self.agents:
+            assert self.agents == [self.possible_agents[s] for s in state.seats_in], (
+                f"agents {self.agents} differ from the players in {state.seats_in}"
+            )
+            for agent in self.agents:
+                seat = self.agent_name_mapping[agent]
+                assert self._legal[seat], f"{agent} has no legal move"
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            from gymnasium.logger import warn
+
+            warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_table(self.state)
+        if self.render_mode == "human":
+            print(text)  # noqa: T201 - 'human' mode prints by definition
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def render_table(state: rules.State) -> str:
+    """The table from above: public facts only (every hand is face down to an onlooker)."""
+    config = state.config
+    ranks = " ".join(RANKS[r] for r in state.ranks)
+    word = "took a token" if config.tokens else "touched nose"
+    lines = [
+        f"Pig round {state.round_index + 1} ({state.phase}), ranks {ranks}, "
+        f"passes {state.passes}" + (f", race step {state.race_steps}" if state.touched else "")
+    ]
+    for seat in range(config.num_players):
+        name = f"player_{seat}"
+        if seat not in state.seats_in:
+            lines.append(f"  {name:<10} out")
+            continue
+        marks = []
+        if seat == state.dealer:
+            marks.append("dealer")
+        if seat in state.touched:
+            marks.append(f"{word} #{state.touched.index(seat) + 1}")
+        if config.letters:
+            marks.append("letters " + ("PIG"[: state.letters[seat]] or "-"))
+        cards = " ".join("??" for _ in state.hands[seat])
+        lines.append(f"  {name:<10} [{cards}] {', '.join(marks)}".rstrip())
+    if config.stock:
+        lines.append(f"  stock {len(state.stock)}, discard pile {len(state.discard)}")
+    if state.last_round is not None:
+        last = state.last_round
+        lines.append(f"  last round: pig {last['pig']}, first {word}: {last['first_nose']}")
+    return "\n".join(lines)
+
+
+class PigAECEnv(AECEnv):
+    """Pig as an AEC env: the conversion of PettingZoo's ``parallel_to_aec`` of the parallel env.
+
+    Agents choose one after another in ``player_0 … player_{n-1}`` order (those still in); the
+    parallel step runs when the last has chosen, and terminated agents are then stepped with
+    ``None`` first, exactly as in ``pettingzoo.utils.conversions.parallel_to_aec_wrapper`` (a
+    test checks both give the same episode). It is its own class rather than that wrapper so
+    that ``unwrapped`` is a plain ``AECEnv`` (PettingZoo's ``api_test`` requires it) on which
+    the classic wrappers (``wrap_classic``) work, and it raises ``ValueError`` on an illegal
+    action at once instead of when the parallel step runs.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {**PigParallelEnv.metadata, "is_parallelizable": True}
+
+    def __init__(self, **kwargs: Any):
+        super().__init__()
+        self.parallel = PigParallelEnv(**kwargs)
+        self.render_mode = self.parallel.render_mode
+        self.possible_agents = self.parallel.possible_agents
+        self.agent_name_mapping = self.parallel.agent_name_mapping
+        self.observation_spaces = self.parallel.observation_spaces
+        self.action_spaces = self.parallel.action_spaces
+        self.config = self.parallel.config
+        self.agents: list[str] = []
+
+    @property
+    def state(self) -> rules.State | None:  # the engine state, like the turn-based games
+        return self.parallel.state
+
+    @property
+    def max_cycles(self) -> int | None:
+        return self.parallel.max_cycles
+
+    @max_cycles.setter
+    def max_cycles(self, value: int | None) -> None:
+        self.parallel.max_cycles = value
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._observations, self.infos = self.parallel.reset(seed=seed, options=options)
+        self.agents = self.parallel.agents[:]
+        self._actions: dict[str, int] = {}
+        self._agent_selector = AgentSelector(self.agents)
+        self.agent_selection = self._agent_selector.reset()
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._skip_agent_selection = None
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = self._observations[agent]
+        return {"observation": obs["observation"], "action_mask": obs["action_mask"].copy()}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.parallel.check_action(agent, action)  # raises at once, naming the legal moves
+        self._actions[agent] = int(action)
+        if not self._agent_selector.is_last():
+            if self._agent_selector.is_first():
+                self._clear_rewards()
+            self.agent_selection = self._agent_selector.next()
+            return
+        observations, rewards, terminations, truncations, infos = self.parallel.step(self._actions)
+        self._actions = {}
+        self._observations = observations
+        self.terminations = dict(terminations)
+        self.truncations = dict(truncations)
+        self.infos = dict(infos)
+        self.rewards = dict(rewards)
+        self._cumulative_rewards = dict(rewards)
+        live = self.parallel.agents
+        self.agents = live + sorted(a for a in observations if a not in live)
+        if live:
+            self._agent_selector = AgentSelector(live)
+            self.agent_selection = self._agent_selector.reset()
+        self._deads_step_first()  # the parallel env renders in "human" mode
+
+    def legal_moves(self, agent: str) -> dict[int, str]:
+        """Legal actions of ``agent`` with their texts; empty unless it is his decision."""
+        if agent != self.agent_selection or self.terminations.get(agent, True):
+            return {}
+        return self.parallel.legal_moves(agent)
+
+    def view(self, agent: str) -> rules.PigView:
+        return self.parallel.view(agent)
+
+    def check_invariants(self) -> None:
+        self.parallel.check_invariants()
+
+    def render(self) -> str | None:
+        return self.parallel.render()
+
+    def close(self) -> None:
+        self.parallel.close()
