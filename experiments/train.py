@@ -19,6 +19,7 @@ Config files (YAML or JSON) are merged over :data:`DEFAULTS`; see ``experiments/
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import shutil
@@ -148,7 +149,11 @@ def parse_set(items: list[str]) -> dict[str, Any]:
         parts = key.split(".")
         for part in parts[:-1]:
             node = node.setdefault(part, {})
-        node[parts[-1]] = yaml.safe_load(raw)
+        value = yaml.safe_load(raw)
+        if isinstance(value, str):  # YAML 1.1 reads "1e-4" as a string
+            with contextlib.suppress(ValueError):
+                value = float(value)
+        node[parts[-1]] = value
     return out
 
 

@@ -1,0 +1,119 @@
+"""Opponent pool draws and snapshots; the numpy actor agrees with SB3's masked policy."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from agents.training.evaluate import evaluate, mean_ci95
+from agents.training.policy import NumpyPolicy, PolicyAgent
+from agents.training.pool import OpponentPool
+from tests.training.conftest import require_env
+
+
+def tiny_policy(obs: int = 3, actions: int = 4, seed: int = 0) -> NumpyPolicy:
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(size=(5, obs)).astype(np.float32), rng.normal(size=5).astype(np.float32))]
+    head = (rng.normal(size=(actions, 5)).astype(np.float32), np.zeros(actions, np.float32))
+    return NumpyPolicy(layers, head, "tanh")
+
+
+def test_pool_mix_draw_frequencies_and_self_fallback():
+    pool = OpponentPool("pig", {"random": 1.0, "self": 3.0}, max_snapshots=2)
+    rng = np.random.default_rng(0)
+    assert {pool.draw(rng) for _ in range(50)} == {"pig/random"}  # no snapshot yet
+    pool.add_snapshot(tiny_policy())
+    counts = Counter(pool.draw(rng) for _ in range(4000))
+    assert counts["self:0"] == pytest.approx(3000, abs=150)
+    assert counts["pig/random"] == pytest.approx(1000, abs=150)
+
+
+def test_pool_keeps_newest_snapshots_and_round_trips_arrays():
+    pool = OpponentPool("pig", {"self": 1.0}, max_snapshots=2)
+    for seed in range(3):
+        pool.add_snapshot(tiny_policy(seed=seed).to_arrays())
+    assert [s for s, _ in pool.snapshots] == [1, 2]
+    assert {pool.draw(np.random.default_rng(i)) for i in range(40)} == {"self:1", "self:2"}
+    again = NumpyPolicy.from_arrays(pool.snapshot_arrays()[-1])
+    obs = np.array([0.1, -0.2, 0.3], np.float32)
+    np.testing.assert_allclose(again.logits(obs), tiny_policy(seed=2).logits(obs), rtol=1e-6)
+
+
+def test_pool_refuses_bad_mixes():
+    with pytest.raises(ValueError, match="at least one positive weight"):
+        OpponentPool("pig", {"random": 0})
+    with pytest.raises(ValueError, match=">= 0"):
+        OpponentPool("pig", {"random": -1})
+    with pytest.raises(ValueError, match="unknown opponent 'pig/wizard'"):
+        OpponentPool("pig", {"wizard": 1})
+    with pytest.raises(ValueError, match="not a pig agent"):
+        OpponentPool("pig", {"kozel/random": 1})
+
+
+def test_numpy_actor_matches_sb3_masked_policy():
+    """The numpy copy picks exactly the action MaskablePPO's deterministic predict picks."""
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    class Box(gym.Env):
+        observation_space = gym.spaces.Box(-1, 1, (6,), np.float32)
+        action_space = gym.spaces.Discrete(5)
+
+        def reset(self, seed=None, options=None):
+            return np.zeros(6, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(6, np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(5, bool)
+
+    for activation in (torch.nn.Tanh, torch.nn.ReLU):
+        model = MaskablePPO(
+            "MlpPolicy",
+            Box(),
+            seed=1,
+            policy_kwargs={"net_arch": [16, 8], "activation_fn": activation},
+            device="cpu",
+        )
+        actor = NumpyPolicy.from_sb3(model.policy)
+        rng = np.random.default_rng(0)
+        for _ in range(50):
+            obs = rng.uniform(-1, 1, 6).astype(np.float32)
+            mask = rng.random(5) < 0.6
+            mask[rng.integers(5)] = True
+            expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
+            assert actor.act(obs, mask) == int(expected)
+        # sampling never leaves the mask
+        mask = np.array([0, 1, 0, 1, 0], bool)
+        assert {actor.act(obs, mask, rng, deterministic=False) for _ in range(60)} == {1, 3}
+
+
+def test_policy_agent_refuses_decisions_of_another_shape():
+    from agents.base import Decision
+
+    agent = PolicyAgent(tiny_policy(obs=3, actions=4), name="pig/ppo")
+    bad = Decision("player_0", np.zeros(7, np.float32), np.ones(4, np.int8), None, {})
+    with pytest.raises(ValueError, match="trained for another game or player count"):
+        agent.act(bad)
+
+
+def test_mean_ci95():
+    mean, half = mean_ci95(np.array([1.0, -1.0, 1.0, -1.0]))
+    assert mean == 0.0
+    assert half == pytest.approx(1.959964 * np.std([1, -1, 1, -1], ddof=1) / 2)
+
+
+def test_evaluate_rotates_seats_on_the_same_deals():
+    """Random vs random: every deal is played once per seat, the sides' rewards are mirrored."""
+    require_env("pig")
+    result = evaluate("pig", "pig/random", "pig/random", deals=10, env_kwargs={"num_players": 4})
+    assert (result.games, result.deals) == (40, 10)
+    assert len(result.per_side_mean) == 4
+    assert -1.0 <= result.mean_reward <= 1 / 3
+    require_env("kozel")
+    kozel = evaluate("kozel", "kozel/random", "kozel/random", deals=5)
+    assert (kozel.games, len(kozel.per_side_mean)) == (10, 2)  # team play: two sides

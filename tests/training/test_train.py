@@ -1,0 +1,161 @@
+"""Short training runs per game: save, reload by path through the registry, play; refusals;
+resume from a checkpoint; the config files and the ``train`` subcommand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents.arena import play_aec, play_parallel
+from agents.training.model_io import read_metadata
+from agents.training.spec import get_spec
+from experiments import train as train_mod
+from tests.training.conftest import require_env
+
+TINY = {
+    "total_timesteps": 2048,
+    "n_envs": 2,
+    "opponents": {"mix": {"random": 1.0, "self": 1.0}, "snapshot_every": 512},
+    "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 2},
+    "policy": {"net_arch": [32, 32]},
+    "eval": {"every": 1024, "deals": 3, "opponent": "random"},
+    "checkpoint": {"every": 1024},
+    "tensorboard": True,
+}
+
+GAMES = {
+    "kozel": {},
+    "kiauliaganys": {"num_players": 4},
+    "pig": {"num_players": 4},
+    "elgeta": {"num_players": 2},
+}
+
+
+def tiny_config(game: str, out: Path, **extra) -> dict:
+    return train_mod.resolve_config(
+        {"game": game, "env_kwargs": GAMES[game], "output": str(out), **TINY, **extra}
+    )
+
+
+def play_one(game: str, agent, env_kwargs: dict, seed: int = 0):
+    spec = get_spec(game)
+    env = spec.make_env(env_kwargs)
+    n = len(env.possible_agents)
+    seats = [agent] + [agents.make(f"{game}/random", seed=s) for s in range(1, n)]
+    return (play_parallel if spec.parallel else play_aec)(env, seats, seed=seed)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_short_training_saves_reloads_and_plays(game, tmp_path):
+    require_env(game)
+    result = train_mod.train(tiny_config(game, tmp_path / game), progress=False)
+    assert result.timesteps >= 2048
+    out = tmp_path / game
+    for name in ("final.zip", "best.zip", "eval.jsonl", "train_stats.json", "config.json"):
+        assert (out / name).is_file(), name
+    assert list((out / "tb").rglob("events.out.tfevents*"))
+    assert sorted(p.name for p in (out / "checkpoints").glob("*.zip")) == [
+        "step_1024.zip",
+        "step_2048.zip",
+    ]
+    meta = read_metadata(result.final_model)
+    assert (meta["game"], meta["timesteps"]) == (game, result.timesteps)
+    stats = result.stats
+    assert stats["steps_per_second"] > 0
+    assert 0 < stats["share"]["env_and_wrapper"] < 1
+    agent = agents.make(f"{game}/ppo", path=result.final_model, seed=1)
+    outcome = play_one(game, agent, GAMES[game])
+    assert outcome.result is not None
+    assert sum(outcome.rewards.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_model_for_another_game_or_player_count_is_refused(tmp_path):
+    require_env("pig")
+    result = train_mod.train(
+        tiny_config("pig", tmp_path / "pig", total_timesteps=256, checkpoint={"every": 0}),
+        progress=False,
+    )
+    with pytest.raises(
+        ValueError, match="trained for pig with num_players=4; it cannot play kozel"
+    ):
+        agents.make("kozel/ppo", path=result.final_model)
+    with pytest.raises(ValueError, match="cannot play pig with num_players=5"):
+        agents.make("pig/ppo", path=result.final_model, num_players=5)
+    agent = agents.make("pig/ppo", path=result.final_model)
+    from kiaule_env import pig_v0
+
+    with pytest.raises(ValueError, match="num_players=5"):
+        agent.check_env(pig_v0.parallel_env(num_players=5))
+    agent.check_env(pig_v0.parallel_env(num_players=4))
+    with pytest.raises(ValueError, match="trained for another game or player count"):
+        play_one("pig", agent, {"num_players": 5})
+    not_a_model = tmp_path / "x.zip"
+    not_a_model.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a model zip"):
+        agents.make("pig/ppo", path=not_a_model)
+
+
+def test_resume_from_checkpoint_continues_steps_and_pool(tmp_path):
+    require_env("pig")
+    config = tiny_config("pig", tmp_path / "run", total_timesteps=1024, checkpoint={"every": 512})
+    train_mod.train(config, progress=False)
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_512.zip"
+    pool_file = checkpoint.with_name("step_512_pool.npz")
+    with np.load(pool_file) as saved:
+        saved_snapshots = {k.split("__")[0] for k in saved.files}
+    assert len(saved_snapshots) >= 2  # the initial snapshot and the one at 512 steps
+    resumed = train_mod.resolve_config(
+        read_metadata(checkpoint)["config"], {"total_timesteps": 2048}
+    )
+    resumed["output"] = str(tmp_path / "resumed")
+    result = train_mod.train(resumed, resume=checkpoint, progress=False)
+    assert result.timesteps >= 2048
+    assert result.stats["steps_this_run"] == result.timesteps - 512
+    final_pool = np.load(tmp_path / "resumed" / "final_pool.npz")
+    assert len({k.split("__")[0] for k in final_pool.files}) > len(saved_snapshots)
+
+
+def test_configs_resolve_and_cli_lists_train():
+    from experiments.cli import SUBCOMMANDS
+
+    assert SUBCOMMANDS["train"][0] == "experiments.train"
+    for game in ("kozel", "kiauliaganys", "pig", "elgeta"):
+        config = train_mod.resolve_config(game)
+        assert config["game"] == game
+        assert config["output"]
+    with pytest.raises(ValueError, match="unknown config key"):
+        train_mod.resolve_config({"game": "pig", "learning_rate": 1})
+    with pytest.raises(ValueError, match="unknown game"):
+        train_mod.resolve_config({"game": "chess"})
+    assert train_mod.parse_set(["ppo.learning_rate=1e-4", "opponents.mix.self=0.7"]) == {
+        "ppo": {"learning_rate": 1e-4},
+        "opponents": {"mix": {"self": 0.7}},
+    }
+
+
+def test_main_evaluate_writes_json(tmp_path):
+    require_env("pig")
+    result = train_mod.train(
+        tiny_config("pig", tmp_path / "p", total_timesteps=256, checkpoint={"every": 0}),
+        progress=False,
+    )
+    out = tmp_path / "eval.json"
+    code = train_mod.main(
+        [
+            "--evaluate",
+            str(result.final_model),
+            "--deals",
+            "3",
+            "--opponents",
+            "random",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    (entry,) = json.loads(out.read_text())
+    assert (entry["games"], entry["opponent"]) == (12, "pig/random")
