@@ -1,0 +1,179 @@
+"""Benchmark tournaments between registered agents: fair, statistically honest, resumable.
+
+    kiaule tournament kozel --agents kozel/random kozel/heuristic --games 2000 --out runs/t1
+
+* **Fairness** (:mod:`.schedule`): every shuffled deal is replayed as a stacked deck with the
+  seats rotated, so every agent (or Kozel team) plays every hand from every seat; Kozel pairs
+  agents into teams (one agent per team, both seats; ``--mixed-partners`` adds teams of two
+  different agents).
+* **Statistics** (:mod:`experiments.stats`): mean reward with 95% intervals paired over deals,
+  win rates, a head-to-head matrix, OpenSkill ratings.
+* **Research metrics** per game (:mod:`experiments.metrics`), computed from the moves.
+* **Execution** (:mod:`.runner`): worker processes (default: all cores), a progress bar, the same
+  results for a seed whatever the number of workers, results streamed to ``--out`` so a rerun
+  resumes (and more ``--games`` later only adds deals).
+* **Output** (:mod:`.report`): a leaderboard in the terminal; in ``--out``: ``summary.json``,
+  ``games.jsonl`` (one line per game with its replayable record), ``games.csv``, ``agents.csv``,
+  ``head_to_head.csv``, ``leaderboard.txt``, ``ratings.png``, ``head_to_head.png``,
+  ``metrics.png``, ``run.json`` (timing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from experiments.tournament import games as _games  # noqa: F401  (registers the four games)
+from experiments.tournament.report import leaderboard_text, summarize, write_outputs
+from experiments.tournament.runner import GAMES_FILE, RunOutcome, TournamentConfig, run
+from experiments.tournament.specs import GameSpec, get_spec, known_games, register_game
+
+__all__ = [
+    "GameSpec",
+    "TournamentConfig",
+    "TournamentResult",
+    "load_records",
+    "main",
+    "register_game",
+    "run_tournament",
+]
+
+
+class TournamentResult:
+    """A finished (or partly finished) tournament: its summary and how the run went."""
+
+    def __init__(self, outcome: RunOutcome, summary: dict[str, Any]):
+        self.outcome = outcome
+        self.summary = summary
+
+    @property
+    def games(self) -> list[dict[str, Any]]:
+        """One dict per game in canonical order: key, seats, rewards, result, steps, metrics."""
+        return self.outcome.games
+
+    def leaderboard(self) -> str:
+        return leaderboard_text(self.summary)
+
+
+def run_tournament(
+    config: TournamentConfig,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: bool = False,
+    plots: bool = True,
+    max_new_games: int | None = None,
+) -> TournamentResult:
+    """Play (or resume) ``config`` and write its outputs into ``out`` if given."""
+    outcome = run(config, workers=workers, out=out, progress=progress, max_new_games=max_new_games)
+    summary = summarize(outcome)
+    if out is not None:
+        write_outputs(outcome, summary, Path(out), plots=plots and outcome.complete)
+    return TournamentResult(outcome, summary)
+
+
+def load_records(out: str | Path) -> Iterator[tuple[list[int], Any]]:
+    """``(key, GameRecord)`` for every game in a results folder, replayable with
+    :func:`kiaule_env.core.records.replay` (or :func:`experiments.metrics.metrics_from_record`).
+    """
+    from kiaule_env.core.records import GameRecord
+
+    with (Path(out) / GAMES_FILE).open() as f:
+        for line in f:
+            if line.strip():
+                data = json.loads(line)
+                if "record" in data:
+                    yield data["key"], GameRecord(**data["record"])
+
+
+def _parse_env_kwargs(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--env expects KEY=VALUE, got {item!r}")
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value  # a bare word such as trump_card=bottom
+    return out
+
+
+def _agent_names(game: str, names: list[str] | None) -> list[str]:
+    if not names:
+        from agents.registry import list_agents
+
+        return list_agents(game)
+    return [n if "/" in n else f"{game}/{n}" for n in names]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kiaule tournament",
+        description="Duplicate-deal tournament between registered agents, with paired 95%% CIs, "
+        "head-to-head, OpenSkill ratings and research metrics.",
+    )
+    parser.add_argument("game", choices=known_games())
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        help="registered agent names (<game>/<kind>, or just <kind>); default: all of the game",
+    )
+    parser.add_argument("--games", type=int, default=1000, help="at least this many games")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=None, help="default: all cores")
+    parser.add_argument("--out", type=Path, default=None, help="results folder (resumable)")
+    parser.add_argument(
+        "--env",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env constructor keywords, e.g. --env series=True trump_card=bottom",
+    )
+    parser.add_argument(
+        "--mixed-partners",
+        action="store_true",
+        help="Kozel: also teams of two different agents",
+    )
+    parser.add_argument("--no-records", action="store_true", help="do not store game records")
+    parser.add_argument("--no-plots", action="store_true")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    config = TournamentConfig(
+        game=args.game,
+        agents=_agent_names(args.game, args.agents),
+        games=args.games,
+        seed=args.seed,
+        env_kwargs=_parse_env_kwargs(args.env),
+        mixed_partners=args.mixed_partners,
+        records=not args.no_records,
+    )
+    get_spec(config.game)
+    try:
+        result = run_tournament(
+            config,
+            workers=args.workers,
+            out=args.out,
+            progress=not args.no_progress,
+            plots=not args.no_plots,
+        )
+    except KeyboardInterrupt:
+        where = f" rerun the same command to resume from {args.out}" if args.out else ""
+        print(f"\ninterrupted;{where}")
+        return 130
+    except ValueError as exc:
+        parser.exit(2, f"kiaule tournament: {exc}\n")
+    outcome = result.outcome
+    print(result.leaderboard())
+    rate = f"{outcome.games_per_s:,.0f} games/s" if outcome.played else "nothing left to play"
+    print(
+        f"\nplayed {outcome.played} games in {outcome.seconds:.1f}s ({rate}) with "
+        f"{outcome.workers} worker(s)"
+        + (f"; {outcome.resumed} already done" if outcome.resumed else "")
+    )
+    if args.out:
+        print(f"results: {args.out}/summary.json (and CSV, plots, games.jsonl with records)")
+    return 0

@@ -1,0 +1,348 @@
+"""Tournament results: ``summary.json``, the terminal leaderboard, CSV files and plots.
+
+``summary.json`` is the machine-readable result a paper cites: the game, settings and seed, and
+for each agent its games, mean reward with the paired 95% interval ``[lo, hi]``, win rate, OpenSkill
+rating, and the research metrics; plus the head-to-head matrix. It depends only on the tournament
+(never on workers or timing), so two runs can be compared byte for byte; timing goes to
+``run.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from experiments import metrics as metrics_pkg
+from experiments.stats import GameStats, Side, agent_summaries, head_to_head
+from experiments.tournament.runner import RunOutcome
+
+
+def game_stats(line: dict[str, Any], teams: Sequence[Sequence[int]] | None) -> GameStats:
+    """The :class:`GameStats` of one result line: sides are teams, or one per agent."""
+    seats: list[str] = line["seats"]
+    rewards: list[float] = line["rewards"]
+    groups: list[list[int]]
+    if teams is not None:
+        groups = [list(t) for t in teams]
+    else:
+        by_agent: dict[str, list[int]] = {}
+        for seat, name in enumerate(seats):
+            by_agent.setdefault(name, []).append(seat)
+        groups = list(by_agent.values())
+    sides = []
+    for group in groups:
+        agents = tuple(dict.fromkeys(seats[s] for s in group))
+        score = math.fsum(rewards[s] for s in group) / len(group)
+        sides.append(Side(agents, score))
+    return GameStats(line["key"][0], tuple(seats), tuple(rewards), tuple(sides))
+
+
+def _r(x: float | None, digits: int = 6) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, digits)
+
+
+def summarize(outcome: RunOutcome) -> dict[str, Any]:
+    """The content of ``summary.json``."""
+    config, spec, schedule = outcome.config, outcome.spec, outcome.schedule
+    stats = [game_stats(g, spec.teams) for g in outcome.games]
+    agents = list(config.agents)
+    per_agent = agent_summaries(stats, agents)
+    h2h = head_to_head(stats, agents)
+    module = metrics_pkg.load(spec.metrics)
+    metric_defs = list(module.METRICS) if module is not None else []
+    metric_values: dict[str, dict[str, float | None]] = {}
+    if metric_defs:
+        pairs = (
+            (seat_agent, counts)
+            for g in outcome.games
+            if g.get("metrics")
+            for seat_agent, counts in zip(g["seats"], g["metrics"], strict=True)
+        )
+        metric_values = metrics_pkg.aggregate(metric_defs, pairs)
+    seat_means = _seat_means(outcome.games, len(schedule.lineups[0]))
+    body: dict[str, Any] = {
+        "game": config.game,
+        "env_id": spec.env_id,
+        "settings": {
+            "agents": agents,
+            "env_kwargs": config.env_kwargs,
+            "seed": config.seed,
+            "games_requested": config.games,
+            "mixed_partners": config.mixed_partners,
+            "deals": schedule.deals,
+            "games_per_deal": schedule.games_per_deal,
+            "lineups": [list(lu) for lu in schedule.lineups],
+            "seat_rotations": [list(r) for r in schedule.rotations],
+            "teams": [list(t) for t in spec.teams] if spec.teams else None,
+            "confidence": 0.95,
+            "interval": "Student t over per-deal means (duplicate deals, paired)",
+            "rating": "OpenSkill Plackett-Luce (openskill library), games in canonical order",
+        },
+        "games": len(outcome.games),
+        "complete": outcome.complete,
+        "seat_mean_reward": [_r(x) for x in seat_means],
+        "agents": {},
+        "head_to_head": {},
+        "metrics": [{"name": d.name, "description": d.description} for d in metric_defs],
+    }
+    for a in agents:
+        s = per_agent[a]
+        body["agents"][a] = {
+            "games": s.games,
+            "mean_reward": _r(s.reward.mean),
+            "ci95": [_r(s.reward.lo), _r(s.reward.hi)],
+            "win_rate": _r(s.win_rate.mean),
+            "win_rate_ci95": [_r(s.win_rate.lo), _r(s.win_rate.hi)],
+            "rating": {
+                "mu": _r(s.rating_mu),
+                "sigma": _r(s.rating_sigma),
+                "ordinal": _r(s.rating_ordinal),
+            },
+            "metrics": {k: _r(v) for k, v in metric_values.get(a, {}).items()},
+        }
+    for (a, b), h in h2h.items():
+        body["head_to_head"].setdefault(a, {})[b] = {
+            "games": h.games,
+            "score": _r(h.score.mean),
+            "score_ci95": [_r(h.score.lo), _r(h.score.hi)],
+            "reward_diff": _r(h.reward_diff.mean),
+            "reward_diff_ci95": [_r(h.reward_diff.lo), _r(h.reward_diff.hi)],
+        }
+    return body
+
+
+def _seat_means(games: Sequence[dict[str, Any]], seats: int) -> list[float]:
+    sums = [0.0] * seats
+    for g in games:
+        for i, r in enumerate(g["rewards"]):
+            sums[i] += r
+    return [s / len(games) if games else math.nan for s in sums]
+
+
+def ranked(summary: dict[str, Any]) -> list[str]:
+    """Agents best first: by OpenSkill ordinal (mu − 3 sigma), then mean reward."""
+    agents = summary["agents"]
+    return sorted(
+        agents,
+        key=lambda a: (-(agents[a]["rating"]["ordinal"] or 0.0), -(agents[a]["mean_reward"] or 0)),
+    )
+
+
+def _fmt_ci(mean: float | None, ci: list[float | None], signed: bool = True) -> str:
+    if mean is None:
+        return "n/a"
+    fmt = "{:+.3f}" if signed else "{:.3f}"
+    if ci[0] is None or ci[1] is None:
+        return fmt.format(mean)
+    return f"{fmt.format(mean)} [{fmt.format(ci[0])}, {fmt.format(ci[1])}]"
+
+
+def leaderboard_rows(summary: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for rank, a in enumerate(ranked(summary), 1):
+        s = summary["agents"][a]
+        rows.append(
+            [
+                str(rank),
+                a,
+                str(s["games"]),
+                _fmt_ci(s["mean_reward"], s["ci95"]),
+                _fmt_ci(s["win_rate"], s["win_rate_ci95"], signed=False),
+                f"{s['rating']['mu']:.1f} ± {s['rating']['sigma']:.1f}",
+            ]
+        )
+    return rows
+
+
+LEADERBOARD_HEADER = [
+    "#",
+    "agent",
+    "games",
+    "mean reward [95% CI]",
+    "win rate [95% CI]",
+    "rating μ ± σ",
+]
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+    lines += [fmt.format(*r) for r in rows]
+    return "\n".join(lines)
+
+
+def metric_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    names = [m["name"] for m in summary["metrics"]]
+    rows = []
+    for a in ranked(summary):
+        values = summary["agents"][a]["metrics"]
+        rows.append([a, *(_fmt_metric(values.get(n)) for n in names)])
+    return ["agent", *names], rows
+
+
+def _fmt_metric(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
+
+
+def h2h_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    order = ranked(summary)
+    h2h = summary["head_to_head"]
+    rows = []
+    for a in order:
+        cells = []
+        for b in order:
+            cell = h2h.get(a, {}).get(b)
+            cells.append("·" if cell is None else f"{cell['score']:.3f}")
+        rows.append([a, *cells])
+    return ["score vs →", *order], rows
+
+
+def leaderboard_text(summary: dict[str, Any]) -> str:
+    """The terminal leaderboard: ranking, head-to-head scores, research metrics."""
+    s = summary["settings"]
+    title = (
+        f"{summary['game']}: {summary['games']} games ({s['deals']} deals × "
+        f"{s['games_per_deal']} seatings), seed {s['seed']}"
+        + (f", {s['env_kwargs']}" if s["env_kwargs"] else "")
+    )
+    parts = [title, "", text_table(LEADERBOARD_HEADER, leaderboard_rows(summary))]
+    header, rows = h2h_rows(summary)
+    parts += ["", "head-to-head (share of games the row agent beat the column agent)"]
+    parts.append(text_table(header, rows))
+    if summary["metrics"]:
+        header, rows = metric_rows(summary)
+        parts += ["", "research metrics", text_table(header, rows)]
+        parts += [f"  {m['name']}: {m['description']}" for m in summary["metrics"]]
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------- files
+
+
+def write_outputs(outcome: RunOutcome, summary: dict[str, Any], out: Path, plots: bool) -> None:
+    """``summary.json``, ``run.json``, CSV files and (optionally) PNG plots into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=False) + "\n")
+    run = {
+        "played_this_run": outcome.played,
+        "already_done": outcome.resumed,
+        "seconds": round(outcome.seconds, 3),
+        "games_per_s": _r(outcome.games_per_s, 1),
+        "workers": outcome.workers,
+    }
+    (out / "run.json").write_text(json.dumps(run, indent=1) + "\n")
+    _write_games_csv(outcome, out / "games.csv")
+    _write_agents_csv(summary, out / "agents.csv")
+    _write_h2h_csv(summary, out / "head_to_head.csv")
+    (out / "leaderboard.txt").write_text(leaderboard_text(summary) + "\n")
+    if plots:
+        from experiments.tournament.plots import write_plots
+
+        write_plots(summary, out)
+
+
+def _scalar_result_fields(games: Sequence[dict[str, Any]]) -> list[str]:
+    keys: dict[str, None] = {}
+    for g in games:
+        for k, v in (g.get("result") or {}).items():
+            if isinstance(v, (int, float, str, bool)) or v is None:
+                keys.setdefault(k, None)
+    return list(keys)
+
+
+def _write_games_csv(outcome: RunOutcome, path: Path) -> None:
+    games = outcome.games
+    n = len(outcome.schedule.lineups[0])
+    result_keys = _scalar_result_fields(games)
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(
+            [
+                "deal",
+                "lineup",
+                "rotation",
+                *(f"agent_{i}" for i in range(n)),
+                *(f"reward_{i}" for i in range(n)),
+                "steps",
+                *(f"result.{k}" for k in result_keys),
+            ]
+        )
+        for g in games:
+            result = g.get("result") or {}
+            w.writerow(
+                [
+                    *g["key"],
+                    *g["seats"],
+                    *(_r(r) for r in g["rewards"]),
+                    g["steps"],
+                    *(result.get(k, "") for k in result_keys),
+                ]
+            )
+
+
+def _write_agents_csv(summary: dict[str, Any], path: Path) -> None:
+    names = [m["name"] for m in summary["metrics"]]
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(
+            [
+                "rank",
+                "agent",
+                "games",
+                "mean_reward",
+                "ci95_lo",
+                "ci95_hi",
+                "win_rate",
+                "win_rate_ci95_lo",
+                "win_rate_ci95_hi",
+                "rating_mu",
+                "rating_sigma",
+                "rating_ordinal",
+                *names,
+            ]
+        )
+        for rank, a in enumerate(ranked(summary), 1):
+            s = summary["agents"][a]
+            w.writerow(
+                [
+                    rank,
+                    a,
+                    s["games"],
+                    s["mean_reward"],
+                    *s["ci95"],
+                    s["win_rate"],
+                    *s["win_rate_ci95"],
+                    s["rating"]["mu"],
+                    s["rating"]["sigma"],
+                    s["rating"]["ordinal"],
+                    *(s["metrics"].get(n) for n in names),
+                ]
+            )
+
+
+def _write_h2h_csv(summary: dict[str, Any], path: Path) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(
+            ["agent", "opponent", "games", "score", "score_ci95_lo", "score_ci95_hi",
+             "reward_diff", "reward_diff_ci95_lo", "reward_diff_ci95_hi"]
+        )  # fmt: skip
+        for a, row in summary["head_to_head"].items():
+            for b, c in row.items():
+                w.writerow(
+                    [a, b, c["games"], c["score"], *c["score_ci95"], c["reward_diff"],
+                     *c["reward_diff_ci95"]]
+                )  # fmt: skip

@@ -1,0 +1,336 @@
+"""Running a tournament: worker processes, results streamed to disk, resumable.
+
+Every game is identified by its :class:`~experiments.tournament.schedule.GameKey` and played
+from seeds derived from the tournament seed and that key alone, so the results are the same for
+any number of workers. Finished games stream to ``<out>/games.jsonl`` (one JSON line per game,
+with its replayable record); a rerun of the same tournament into the same folder skips every
+game already there (a torn last line from a crash is dropped), and asking for more games later
+only adds deals. When every game is done the file is rewritten in canonical order, so the
+folder's content does not depend on the workers either.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments import metrics as metrics_pkg
+from experiments.tournament.play import AgentPool, play_aec_game, play_parallel_game
+from experiments.tournament.schedule import (
+    GameKey,
+    Schedule,
+    agent_seed,
+    deal_seed,
+    make_schedule,
+)
+from experiments.tournament.specs import GameSpec, get_spec
+
+GAMES_FILE = "games.jsonl"
+CONFIG_FILE = "tournament.json"
+
+
+@dataclass
+class TournamentConfig:
+    """Everything that decides a tournament's results (the number of workers does not)."""
+
+    game: str
+    agents: list[str]
+    games: int = 1000
+    seed: int = 0
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    mixed_partners: bool = False
+    #: keep replayable game records in ``games.jsonl`` (only with an output folder)
+    records: bool = True
+
+    def identity(self) -> dict[str, Any]:
+        """The settings a resumed run must share (``games`` may grow: deals are added)."""
+        data = asdict(self)
+        data.pop("games")
+        data.pop("records")
+        return json.loads(json.dumps(data))
+
+
+class ResumeMismatch(ValueError):
+    """The output folder holds a different tournament."""
+
+
+# ---------------------------------------------------------------------------- worker side
+
+
+class _Worker:
+    """Per-process state: the env, the agents and the schedule, built once."""
+
+    def __init__(self, config: TournamentConfig, spec: GameSpec, schedule: Schedule, record: bool):
+        self.config = config
+        self.spec = spec
+        self.schedule = schedule
+        self.record = record
+        self.env = spec.build_env(dict(config.env_kwargs))
+        self.pool = AgentPool()
+        self.metrics = metrics_pkg.load(spec.metrics)
+        self._deal_cache: tuple[int, int, dict[str, Any] | None] | None = None
+        _single_thread_torch()
+
+    def deal(self, d: int) -> tuple[int, dict[str, Any] | None]:
+        if self._deal_cache is None or self._deal_cache[0] != d:
+            seed = deal_seed(self.config.seed, d)
+            options = None
+            if self.spec.deal_options is not None:
+                options = self.spec.deal_options(
+                    self.env, dict(self.config.env_kwargs), np.random.default_rng(seed)
+                )
+            self._deal_cache = (d, seed, options)
+        return self._deal_cache[1], self._deal_cache[2]
+
+    def play(self, key: GameKey) -> dict[str, Any]:
+        seating = self.schedule.seating(key)
+        seeds = [agent_seed(self.config.seed, key, s) for s in range(len(seating))]
+        seats = self.pool.seat(seating, seeds)
+        seed, options = self.deal(key.deal)
+        collector = self.metrics.Collector() if self.metrics is not None else None
+        play = play_parallel_game if self.spec.parallel else play_aec_game
+        game = play(self.env, seats, seed, options, collector, self.record)
+        line: dict[str, Any] = {
+            "key": key.as_list(),
+            "seats": list(seating),
+            "rewards": game.rewards,
+            "result": game.result,
+            "steps": game.steps,
+            "metrics": collector.per_seat() if collector is not None else None,
+        }
+        if self.record:
+            line["record"] = {
+                "env_id": self.spec.env_id,
+                "env_kwargs": dict(self.config.env_kwargs),
+                "seed": seed,
+                "options": options or {},
+                "moves": game.moves,
+                "result": game.result,
+            }
+        return line
+
+
+_WORKER: _Worker | None = None
+
+
+def _init_worker(config: TournamentConfig, spec: GameSpec, schedule: Schedule, record: bool):
+    global _WORKER
+    _WORKER = _Worker(config, spec, schedule, record)
+
+
+def _play_chunk(keys: Sequence[GameKey]) -> list[str]:
+    assert _WORKER is not None, "worker not initialised"
+    return [json.dumps(_WORKER.play(k), separators=(",", ":")) for k in keys]
+
+
+def _single_thread_torch() -> None:
+    """Learned agents run one torch thread per worker (the workers already fill the cores)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+# ---------------------------------------------------------------------------- main side
+
+
+@dataclass
+class RunOutcome:
+    """The finished games (records stripped) in canonical order, and how the run went."""
+
+    config: TournamentConfig
+    spec: GameSpec
+    schedule: Schedule
+    games: list[dict[str, Any]]
+    played: int
+    resumed: int
+    seconds: float
+    workers: int
+    complete: bool
+
+    @property
+    def games_per_s(self) -> float:
+        return self.played / self.seconds if self.seconds > 0 else math.nan
+
+
+def num_seats(spec: GameSpec, env_kwargs: dict[str, Any]) -> int:
+    return len(spec.build_env(dict(env_kwargs)).possible_agents)
+
+
+def check_agents(game: str, agents: Sequence[str]) -> None:
+    """Every agent must be a registered agent of ``game``."""
+    from agents.registry import list_agents
+
+    known = list_agents(game)
+    for name in agents:
+        if name.split("/")[0] != game:
+            raise ValueError(f"agent {name!r} is not a {game} agent; known: {', '.join(known)}")
+        if name not in known:
+            raise ValueError(f"unknown agent {name!r}; known {game} agents: {', '.join(known)}")
+
+
+def run(
+    config: TournamentConfig,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
+    max_new_games: int | None = None,
+) -> RunOutcome:
+    """Play (or resume) the tournament; ``max_new_games`` stops early (budgeted runs, tests)."""
+    spec = get_spec(config.game)
+    check_agents(config.game, config.agents)
+    teams = spec.teams
+    schedule = make_schedule(
+        config.agents,
+        num_seats(spec, config.env_kwargs),
+        config.games,
+        teams=teams,
+        mixed_partners=config.mixed_partners,
+    )
+    workers = max(1, workers or os.cpu_count() or 1)
+    record = bool(config.records and out is not None)
+    out_dir = Path(out) if out is not None else None
+    done: dict[tuple[int, ...], dict[str, Any]] = {}
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _check_or_write_config(out_dir, config)
+        done = _load_done(out_dir / GAMES_FILE)
+    wanted = schedule.keys()
+    todo = [k for k in wanted if tuple(k.as_list()) not in done]
+    if max_new_games is not None:
+        todo = todo[: max(0, max_new_games)]
+    resumed = len(wanted) - len([k for k in wanted if tuple(k.as_list()) not in done])
+    start = time.perf_counter()
+    sink = (out_dir / GAMES_FILE).open("a") if out_dir is not None else None
+    try:
+        for line in _play_all(config, spec, schedule, record, todo, workers, progress):
+            data = json.loads(line)
+            if sink is not None:
+                sink.write(line + "\n")
+            data.pop("record", None)
+            done[tuple(data["key"])] = data
+    finally:
+        if sink is not None:
+            sink.close()
+    seconds = time.perf_counter() - start
+    games = [done[tuple(k.as_list())] for k in wanted if tuple(k.as_list()) in done]
+    complete = len(games) == len(wanted)
+    if out_dir is not None and complete:
+        _rewrite_sorted(out_dir / GAMES_FILE)
+    return RunOutcome(config, spec, schedule, games, len(todo), resumed, seconds, workers, complete)
+
+
+def _play_all(
+    config: TournamentConfig,
+    spec: GameSpec,
+    schedule: Schedule,
+    record: bool,
+    todo: list[GameKey],
+    workers: int,
+    progress: bool,
+) -> Iterator[str]:
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=len(todo),
+        unit="game",
+        desc=f"{config.game} tournament",
+        disable=not progress or not todo,
+        mininterval=0.5,
+        file=sys.stderr,
+    )
+    try:
+        if workers == 1 or len(todo) < 2:
+            _init_worker(config, spec, schedule, record)
+            for chunk in _chunks(todo, 64):
+                lines = _play_chunk(chunk)
+                bar.update(len(lines))
+                yield from lines
+            return
+        import multiprocessing as mp
+
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        ctx = mp.get_context(method)
+        size = max(1, min(256, math.ceil(len(todo) / (workers * 8))))
+        with ctx.Pool(
+            workers, initializer=_init_worker, initargs=(config, spec, schedule, record)
+        ) as pool:
+            for lines in pool.imap_unordered(_play_chunk, _chunks(todo, size)):
+                bar.update(len(lines))
+                yield from lines
+    finally:
+        bar.close()
+
+
+def _chunks(keys: list[GameKey], size: int) -> Iterator[list[GameKey]]:
+    for i in range(0, len(keys), size):
+        yield keys[i : i + size]
+
+
+def _check_or_write_config(out_dir: Path, config: TournamentConfig) -> None:
+    path = out_dir / CONFIG_FILE
+    identity = config.identity()
+    if path.exists():
+        stored = json.loads(path.read_text())
+        if stored.get("identity") != identity:
+            raise ResumeMismatch(
+                f"{out_dir} holds a different tournament ({stored.get('identity')}); "
+                f"use another --out folder or the same settings ({identity})"
+            )
+    body = {"identity": identity, "games": config.games, "records": config.records}
+    path.write_text(json.dumps(body, indent=1) + "\n")
+
+
+def _load_done(path: Path) -> dict[tuple[int, ...], dict[str, Any]]:
+    """Finished games already in ``path``; drops a torn last line left by a crash.
+
+    Lines are written whole with their newline, so only the last segment (no newline after it)
+    can be torn; anything else unreadable is an error rather than silently replayed.
+    """
+    done: dict[tuple[int, ...], dict[str, Any]] = {}
+    if not path.exists():
+        return done
+    raw = path.read_bytes()
+    segments = raw.split(b"\n")
+    offset = 0
+    for i, chunk in enumerate(segments):
+        last = i == len(segments) - 1
+        if chunk.strip():
+            try:
+                data = json.loads(chunk)
+                key = tuple(data["key"])
+            except (ValueError, KeyError, TypeError) as exc:
+                if last:
+                    with path.open("r+b") as f:
+                        f.truncate(offset)  # the torn game is played again
+                    break
+                raise ValueError(f"{path}: line {i + 1} is not a game result: {exc}") from exc
+            data.pop("record", None)
+            done[key] = data
+            if last:  # complete but its newline was never written
+                with path.open("ab") as f:
+                    f.write(b"\n")
+        offset += len(chunk) + 1
+    return done
+
+
+def _rewrite_sorted(path: Path) -> None:
+    """Rewrite ``games.jsonl`` in canonical key order (atomic replace), one line per game."""
+    by_key: dict[tuple[int, ...], str] = {}
+    with path.open() as f:
+        for line in f:
+            if line.strip():
+                by_key[tuple(json.loads(line)["key"])] = line.rstrip("\n")
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w") as f:
+        for key in sorted(by_key):
+            f.write(by_key[key] + "\n")
+    os.replace(tmp, path)
