@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "soak": ("experiments.soak", "long random-play invariant check"),
     "play": ("experiments.play", "play a game in the terminal against agents"),
     "train": ("experiments.train", "train a MaskablePPO agent (self-play, team play)"),
+    "tournament": ("experiments.tournament", "duplicate-deal tournament between agents"),
 }
 
 
