@@ -3,6 +3,11 @@
     agents.make("kozel/ppo")                              # the pretrained zoo model
     agents.make("kozel/ppo", path="runs/kozel/final.zip") # any model file
     agents.learned.register_model("runs/kozel/final.zip", "kozel/ppo-mine")
+    KIAULE_MODELS=kozel/ppo-mine=runs/kozel/final.zip kiaule tournament kozel ...
+
+``KIAULE_MODELS`` (entries separated by the OS path separator, ``:`` on Linux; each ``name=path``
+or just ``path``, named ``<game>/ppo-<file stem>``) registers model files for command lines
+(``kiaule tournament``, ``kiaule play``) that take agent names only.
 
 A model file carries its game, player count and observation size (:mod:`agents.training.model_io`);
 loading it for another game or player count, or playing it on a decision of another shape,
@@ -13,6 +18,7 @@ By default the agent plays its most probable legal move (``deterministic=True``)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -155,5 +161,16 @@ def register_model(path: str | Path, name: str | None = None, deterministic: boo
     return name
 
 
+def register_from_environment(value: str | None = None) -> list[str]:
+    """Register the model files listed in ``KIAULE_MODELS`` (see the module docstring)."""
+    value = os.environ.get("KIAULE_MODELS", "") if value is None else value
+    names = []
+    for entry in filter(None, (e.strip() for e in value.split(os.pathsep))):
+        name, sep, path = entry.partition("=")
+        names.append(register_model(path, name) if sep else register_model(entry))
+    return names
+
+
 for _game in GAMES:
     register(f"{_game}/ppo", _factory(_game))
+register_from_environment()

@@ -22,7 +22,6 @@ import argparse
 import contextlib
 import copy
 import json
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -350,8 +349,9 @@ def train(
     stats["stopped_by_time_budget"] = budget.stopped_early
     (out / "train_stats.json").write_text(json.dumps(stats, indent=2))
     if export is not None:
-        Path(export).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(final, export)
+        from agents.training.model_io import export_for_play
+
+        export_for_play(final, export)
     vec_env.close()
     return TrainResult(out, final, int(model.num_timesteps), stats, eval_cb.history)
 
@@ -448,7 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vec-env", choices=["dummy", "subproc"])
     parser.add_argument("--output", help="output folder (default runs/<game>)")
     parser.add_argument("--resume", help="a checkpoint zip to continue from")
-    parser.add_argument("--export", help="also copy the final model to this path")
+    parser.add_argument(
+        "--export", help="also write the final model, without optimizer moments, to this path"
+    )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--evaluate", metavar="MODEL", help="only evaluate a model file")

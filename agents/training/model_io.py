@@ -85,3 +85,33 @@ def load_policy_arrays(path: str | Path) -> dict[str, Any]:
     with zipfile.ZipFile(path) as zf:
         data = zf.read("policy.pth")
     return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+
+
+def export_for_play(src: str | Path, dst: str | Path) -> Path:
+    """Copy a model zip without its optimizer's running moments (a third of the file).
+
+    The optimizer state is replaced by an empty one (same parameter groups), so the copy still
+    loads with ``MaskablePPO.load`` and could be trained further (Adam restarts its moment
+    estimates); use the run's checkpoints for an exact resume. The zoo ships such copies.
+    """
+    import io
+
+    import torch
+
+    src, dst = Path(src), Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(src) as zf:
+        entries = [(i, zf.read(i.filename)) for i in zf.infolist()]
+    with zipfile.ZipFile(dst, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for info, data in entries:
+            if info.filename == "policy.optimizer.pth":
+                state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+                buffer = io.BytesIO()
+                torch.save({"state": {}, "param_groups": state["param_groups"]}, buffer)
+                data = buffer.getvalue()
+            elif info.filename == META_ENTRY:
+                meta = json.loads(data)
+                meta["exported_for_play"] = True
+                data = json.dumps(meta, indent=2, sort_keys=True).encode()
+            zf.writestr(info.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+    return dst

@@ -159,3 +159,30 @@ def test_main_evaluate_writes_json(tmp_path):
     assert code == 0
     (entry,) = json.loads(out.read_text())
     assert (entry["games"], entry["opponent"]) == (12, "pig/random")
+
+
+def test_export_for_play_loads_everywhere_and_registers_by_name(tmp_path):
+    require_env("pig")
+    from sb3_contrib import MaskablePPO
+
+    from agents import learned, registry
+
+    exported = tmp_path / "zoo" / "pig_small.zip"
+    result = train_mod.train(
+        tiny_config("pig", tmp_path / "p", total_timesteps=256, checkpoint={"every": 0}),
+        progress=False,
+        export=exported,
+    )
+    assert exported.stat().st_size < result.final_model.stat().st_size / 2
+    assert MaskablePPO.load(exported, device="cpu").num_timesteps == result.timesteps
+    assert read_metadata(exported)["exported_for_play"] is True
+    names = learned.register_from_environment(f"pig/ppo-test={exported}")
+    assert names == ["pig/ppo-test"]
+    assert "pig/ppo-test" in registry.list_agents("pig")
+    agent = agents.make("pig/ppo-test", seed=3)
+    full = agents.make("pig/ppo", path=result.final_model, seed=3)
+    obs = np.linspace(0, 1, agent.policy.obs_size, dtype=np.float32)
+    mask = np.ones(agent.policy.num_actions, bool)
+    assert agent.policy.act(obs, mask) == full.policy.act(obs, mask)
+    with pytest.raises(ValueError, match="its name must start with pig/"):
+        learned.register_model(exported, "kozel/ppo-x")
