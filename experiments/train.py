@@ -404,38 +404,62 @@ def training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps: int) -> d
 
 # ---------------------------------------------------------------------- evaluation of a file
 def evaluate_model(
-    path: str | Path,
+    model: str | Path,
     opponents: list[str],
     deals: int,
     seed: int = 20_000,
-    env_kwargs: dict[str, Any] | None = None,
+    num_players: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Seat-rotated evaluation of a model file against each opponent (see agents.training)."""
+    """Seat-rotated evaluation of a model file (or a registry name, for baselines) against each
+    opponent, in the game's default reward mode (see :mod:`agents.training.evaluate`)."""
+    from agents import registry
     from agents.learned import load_learned
     from agents.training.evaluate import evaluate
     from agents.training.model_io import read_metadata
 
-    meta = read_metadata(path)
-    game = meta["game"]
-    kwargs = dict(env_kwargs) if env_kwargs is not None else {}
-    if "num_players" not in kwargs and game != "kozel":
-        kwargs["num_players"] = meta["num_players"]
+    if Path(model).is_file():
+        meta = read_metadata(model)
+        game, players, team_play = meta["game"], meta["num_players"], meta.get("team_play", True)
+        label = f"{game}/ppo ({Path(model).name})"
+
+        def make_agent(s: int):
+            return load_learned(model, game=game, seed=s)
+    else:
+        name = str(model)
+        if "/" not in name:
+            raise SystemExit(f"--evaluate: {name!r} is neither a model file nor an agent name")
+        game, players, team_play, label = name.split("/")[0], num_players or 4, True, name
+
+        def make_agent(s: int):
+            return registry.make(name, seed=s)
+
+    kwargs = {} if game == "kozel" else {"num_players": players}
     results = []
     for opponent in opponents:
-        name = opponent if "/" in opponent else f"{game}/{opponent}"
+        opp = opponent if "/" in opponent else f"{game}/{opponent}"
         result = evaluate(
             game,
-            lambda s: load_learned(path, game=game, seed=s),
-            name,
+            make_agent,
+            opp,
             deals=deals,
             env_kwargs=kwargs,
             seed=seed,
-            team_play=meta.get("team_play", True),
-            agent_label=f"{game}/ppo ({Path(path).name})",
+            team_play=team_play,
+            agent_label=label,
         )
         results.append(result.as_dict())
         print(result.summary())
     return results
+
+
+def write_results(path: str | Path, key: str, results: list[dict[str, Any]]) -> None:
+    """Merge ``results`` under ``key`` into the JSON object at ``path`` (created if missing)."""
+    path = Path(path)
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    if not isinstance(data, dict):
+        data = {}
+    data[key] = results
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -453,17 +477,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--evaluate", metavar="MODEL", help="only evaluate a model file")
+    parser.add_argument(
+        "--evaluate", metavar="MODEL", help="only evaluate a model file (or an agent name)"
+    )
+    parser.add_argument("--num-players", type=int, help="player count for --evaluate NAME")
     parser.add_argument("--deals", type=int, default=250, help="deals per opponent (--evaluate)")
     parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
     parser.add_argument("--eval-seed", type=int, default=20_000)
-    parser.add_argument("--json", help="write the evaluation results to this JSON file")
+    parser.add_argument(
+        "--json", help="merge the evaluation results into this JSON file, keyed by the model"
+    )
     args = parser.parse_args(argv)
 
     if args.evaluate:
-        results = evaluate_model(args.evaluate, args.opponents, args.deals, seed=args.eval_seed)
+        results = evaluate_model(
+            args.evaluate, args.opponents, args.deals, args.eval_seed, args.num_players
+        )
         if args.json:
-            Path(args.json).write_text(json.dumps(results, indent=2))
+            key = Path(args.evaluate).name if Path(args.evaluate).is_file() else args.evaluate
+            write_results(args.json, key, results)
         return 0
     if args.config is None and not args.resume:
         parser.error("give a game name or a config file (or --resume CHECKPOINT)")

@@ -157,8 +157,14 @@ def test_main_evaluate_writes_json(tmp_path):
         ]
     )
     assert code == 0
-    (entry,) = json.loads(out.read_text())
+    (entry,) = json.loads(out.read_text())["final.zip"]
     assert (entry["games"], entry["opponent"]) == (12, "pig/random")
+    train_mod.main(
+        ["--evaluate", "pig/random", "--deals", "2", "--opponents", "random", "--json", str(out)]
+    )
+    data = json.loads(out.read_text())
+    assert set(data) == {"final.zip", "pig/random"}
+    assert data["pig/random"][0]["games"] == 8
 
 
 def test_export_for_play_loads_everywhere_and_registers_by_name(tmp_path):
