@@ -156,6 +156,10 @@ class PolicyAgent:
     def reset(self) -> None:
         pass
 
+    def reseed(self, seed: int | None) -> None:
+        """Restart the sampling generator (tournaments re-seed agents per game)."""
+        self.rng = np.random.default_rng(seed)
+
     def act(self, decision: Decision) -> int:
         obs, mask = decision.observation, decision.action_mask
         if len(obs) != self.policy.obs_size or len(mask) != self.policy.num_actions:
