@@ -124,12 +124,19 @@ def _seat_means(games: Sequence[dict[str, Any]], seats: int) -> list[float]:
 
 
 def ranked(summary: dict[str, Any]) -> list[str]:
-    """Agents best first: by OpenSkill ordinal (mu − 3 sigma), then mean reward."""
+    """Agents best first: by mean reward (the paired estimate), then OpenSkill ordinal.
+
+    The mean reward over duplicate deals is the primary, order-free figure; OpenSkill ratings
+    depend on the order games are rated in and serve as a second opinion and tie-break.
+    """
     agents = summary["agents"]
-    return sorted(
-        agents,
-        key=lambda a: (-(agents[a]["rating"]["ordinal"] or 0.0), -(agents[a]["mean_reward"] or 0)),
-    )
+
+    def key(a: str) -> tuple[float, float]:
+        s = agents[a]
+        mean = s["mean_reward"] if s["mean_reward"] is not None else -math.inf
+        return (-mean, -(s["rating"]["ordinal"] or 0.0))
+
+    return sorted(agents, key=key)
 
 
 def _fmt_ci(mean: float | None, ci: list[float | None], signed: bool = True) -> str:
