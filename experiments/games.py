@@ -50,6 +50,8 @@ GAMES: dict[str, GameEntry] = {
             {"num_players": 3, "deck": "36"},
             {"num_players": 4, "must_play_from_hand": True},
             {"num_players": 4, "match_years": 20},
+            {"num_players": 6, "deck": "54", "blind_drag_only_when_empty_hand": True},
+            {"num_players": 2, "deck": "36", "max_turns": 40, "pips": "face"},
         ),
         bench_kwargs={"num_players": 4, "deck": "52"},
     ),
