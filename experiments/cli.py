@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("experiments.play", "play a game in the terminal against agents"),
     "train": ("experiments.train", "train a MaskablePPO agent (self-play, team play)"),
     "tournament": ("experiments.tournament", "duplicate-deal tournament between agents"),
+    "benchmark": ("experiments.benchmark", "standard benchmark suite, Markdown report"),
 }
 
 

@@ -1,0 +1,53 @@
+"""``kiaule benchmark`` on toy games: report, summaries, resumable work folder, agent filtering."""
+
+from __future__ import annotations
+
+import json
+
+from experiments import benchmark
+from tests.experiments import toy  # noqa: F401  (registers the toy games and agents)
+
+
+def test_benchmark_writes_the_report_and_resumes(tmp_path, monkeypatch):
+    monkeypatch.setattr(
+        benchmark,
+        "SUITE",
+        (
+            benchmark.SuiteEntry("toy", 60, {}, "a toy game"),
+            benchmark.SuiteEntry("toyteam", 40, {"num_players": 4, "teams": True}, "teams"),
+        ),
+    )
+    out, work = tmp_path / "out", tmp_path / "work"
+    args = ["--out", str(out), "--work", str(work), "--no-speed", "--no-progress", "--workers", "1"]
+    assert benchmark.main([*args, "--no-plots"]) == 0
+    report = (out / "README.md").read_text()
+    assert "## Results" in report and "## toy" in report and "## toyteam" in report
+    for agent in ("toy/smart", "toy/random", "toy/keep", "toyteam/smart"):
+        assert f"| {agent} |" in report
+    assert "swap_rate" in report and "Head-to-head" in report
+    summary = json.loads((out / "toy" / "summary.json").read_text())
+    assert summary["games"] == 60 and set(summary["agents"]) == {
+        "toy/keep",
+        "toy/random",
+        "toy/smart",
+    }
+    first = report.split("## Results")[1].split("##")[0]
+    # the same command again finds every game done in the work folder and reports the same
+    reports = benchmark.run_suite(workers=1, work=work, out=out, progress=False, plots=False)
+    assert [r.summary["games"] for r in reports] == [60, 42]  # whole deals: 7 × 6 seatings
+    again = benchmark.results_table(reports)
+    assert again.strip() == first.strip()
+    runs = [json.loads(p.read_text()) for p in sorted(work.glob("*/run.json"))]
+    assert len(runs) == 2 and all(r["played_this_run"] == 0 for r in runs)
+
+
+def test_agents_that_cannot_play_are_listed_not_run(monkeypatch):
+    from agents.registry import register
+
+    def broken(seed=0):
+        raise ValueError("the zoo model file is missing")
+
+    register("toy/broken", broken)
+    ok, skipped = benchmark.usable_agents("toy", {})
+    assert "toy/broken" not in ok and "missing" in skipped["toy/broken"]
+    assert {"toy/random", "toy/smart", "toy/keep"} <= set(ok)
