@@ -135,3 +135,29 @@ def test_pig_metrics_follow_the_round_results(tmp_path, kwargs):
         else:
             assert max(s["rounds"] for s in m) == result["rounds"]
             assert sum(s["pig"] for s in m) >= len(result["eliminated"])
+
+
+# ---------------------------------------------------------------------------- Elgeta
+
+
+def test_elgeta_has_no_decisions_so_duplicate_deals_give_every_agent_the_same(tmp_path):
+    pytest.importorskip("kiaule_env.elgeta_v0")
+    cfg = TournamentConfig(
+        game="elgeta",
+        agents=["elgeta/random", _second("elgeta")],
+        games=8,
+        env_kwargs={"num_players": 2, "deck": "32"},
+    )
+    result = run_tournament(cfg, workers=1, out=tmp_path, plots=False)
+    a, b = result.summary["agents"].values()
+    assert a["mean_reward"] == b["mean_reward"] == 0.0 and a["ci95"] == [0.0, 0.0]
+    assert a["metrics"] == b["metrics"]
+    spec = get_spec("elgeta")
+    lines = [json.loads(x) for x in (tmp_path / "games.jsonl").read_text().splitlines()]
+    for (_, record), line in zip(load_records(tmp_path), lines, strict=True):
+        m = line["metrics"]
+        assert metrics_from_record(spec, record) == m
+        assert sum(s["tricks"] for s in m) <= line["result"]["tricks"]
+        assert [s["beggar"] for s in m] == [
+            int(f"player_{i}" in line["result"]["beggars"]) for i in range(2)
+        ]
