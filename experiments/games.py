@@ -72,7 +72,15 @@ GAMES: dict[str, GameEntry] = {
     "elgeta": GameEntry(
         "elgeta",
         "kiaule_env.elgeta_v0",
-        soak_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4, "deck": "36"}),
+        soak_configs=(
+            {"num_players": 2, "deck": "32"},
+            {"num_players": 3, "deck": "36"},
+            {"num_players": 4, "deck": "52"},
+            {"num_players": 2, "deck": "52", "stop_on_all_aces": True},
+            {"num_players": 3, "deck": "32", "max_tricks": 60},
+            {"num_players": 4, "deck": "32"},
+        ),
+        bench_kwargs={"num_players": 4, "deck": "52"},
     ),
 }
 
