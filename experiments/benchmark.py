@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.tournament import TournamentConfig, run_tournament
+from experiments.tournament import TournamentConfig, run_tournament, usable_agents
 from experiments.tournament.report import (
     LEADERBOARD_HEADER,
     h2h_rows,
@@ -34,7 +34,6 @@ from experiments.tournament.report import (
     markdown_table,
     metric_rows,
 )
-from experiments.tournament.specs import get_spec
 
 DEFAULT_OUT = Path("experiments/results/benchmark")
 DEFAULT_WORK = Path("runs/benchmark")
@@ -67,25 +66,6 @@ SUITE: tuple[SuiteEntry, ...] = (
 
 #: games of the Kozel throughput measurement
 SPEED_GAMES = 6000
-
-
-def usable_agents(game: str, env_kwargs: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
-    """The registered agents of ``game`` that can play these settings, and why others cannot."""
-    from agents.registry import list_agents, make
-
-    env = get_spec(game).build_env(dict(env_kwargs))
-    ok, skipped = [], {}
-    for name in list_agents(game):
-        try:
-            agent = make(name, seed=0)
-            check = getattr(agent, "check_env", None)
-            if callable(check):
-                check(env)
-        except (ValueError, OSError, ImportError) as exc:
-            skipped[name] = str(exc).splitlines()[0]
-            continue
-        ok.append(name)
-    return ok, skipped
 
 
 def _work_dir(work: Path, config: TournamentConfig) -> Path:

@@ -29,7 +29,13 @@ from typing import Any
 
 from experiments.tournament import games as _games  # noqa: F401  (registers the four games)
 from experiments.tournament.report import leaderboard_text, summarize, write_outputs
-from experiments.tournament.runner import GAMES_FILE, RunOutcome, TournamentConfig, run
+from experiments.tournament.runner import (
+    GAMES_FILE,
+    RunOutcome,
+    TournamentConfig,
+    run,
+    usable_agents,
+)
 from experiments.tournament.specs import GameSpec, get_spec, known_games, register_game
 
 __all__ = [
@@ -40,6 +46,7 @@ __all__ = [
     "main",
     "register_game",
     "run_tournament",
+    "usable_agents",
 ]
 
 
@@ -102,11 +109,12 @@ def _parse_env_kwargs(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _agent_names(game: str, names: list[str] | None) -> list[str]:
+def _agent_names(game: str, names: list[str] | None, env_kwargs: dict[str, Any]) -> list[str]:
     if not names:
-        from agents.registry import list_agents
-
-        return list_agents(game)
+        agents, skipped = usable_agents(game, env_kwargs)
+        for name, why in skipped.items():
+            print(f"leaving out {name}: {why}")
+        return agents
     return [n if "/" in n else f"{game}/{n}" for n in names]
 
 
@@ -120,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--agents",
         nargs="+",
-        help="registered agent names (<game>/<kind>, or just <kind>); default: all of the game",
+        help="registered agent names (<game>/<kind>, or just <kind>); default: every agent of "
+        "the game that can play it",
     )
     parser.add_argument("--games", type=int, default=1000, help="at least this many games")
     parser.add_argument("--seed", type=int, default=0)
@@ -142,12 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    env_kwargs = _parse_env_kwargs(args.env)
     config = TournamentConfig(
         game=args.game,
-        agents=_agent_names(args.game, args.agents),
+        agents=_agent_names(args.game, args.agents, env_kwargs),
         games=args.games,
         seed=args.seed,
-        env_kwargs=_parse_env_kwargs(args.env),
+        env_kwargs=env_kwargs,
         mixed_partners=args.mixed_partners,
         records=not args.no_records,
     )

@@ -166,8 +166,8 @@ def num_seats(spec: GameSpec, env_kwargs: dict[str, Any]) -> int:
 
 
 def check_agents(game: str, agents: Sequence[str]) -> None:
-    """Every agent must be a registered agent of ``game``."""
-    from agents.registry import list_agents
+    """Every agent must be a registered agent of ``game`` that can be created."""
+    from agents.registry import list_agents, make
 
     known = list_agents(game)
     for name in agents:
@@ -175,6 +175,26 @@ def check_agents(game: str, agents: Sequence[str]) -> None:
             raise ValueError(f"agent {name!r} is not a {game} agent; known: {', '.join(known)}")
         if name not in known:
             raise ValueError(f"unknown agent {name!r}; known {game} agents: {', '.join(known)}")
+        make(name, seed=0)  # fail here, with the agent's own message, rather than in a worker
+
+
+def usable_agents(game: str, env_kwargs: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """The registered agents of ``game`` that can play these settings, and why others cannot."""
+    from agents.registry import list_agents, make
+
+    env = get_spec(game).build_env(dict(env_kwargs))
+    ok, skipped = [], {}
+    for name in list_agents(game):
+        try:
+            agent = make(name, seed=0)
+            check = getattr(agent, "check_env", None)
+            if callable(check):
+                check(env)
+        except (ValueError, OSError, ImportError) as exc:
+            skipped[name] = str(exc).splitlines()[0]
+            continue
+        ok.append(name)
+    return ok, skipped
 
 
 def run(
