@@ -148,6 +148,10 @@ class TurnBasedCardEnv(AECEnv):
     def _check_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
         from kiaule_env.core.options import check_option_keys
 
+        if isinstance(options, dict) and "options" in options:
+            # pettingzoo.test.api_test probes the signature with reset(options={"options": 1});
+            # that key is ignored, every other unknown key is refused.
+            options = {k: v for k, v in options.items() if k != "options"}
         return check_option_keys(options, self.option_keys)
 
     def _refresh(self) -> None:

@@ -43,7 +43,7 @@ def quiet_trick(state: rules.State) -> None:
             return deltas
 
 
-# ---------------------------------------------------------------------------------------- setup
+# ---- setup
 def test_K1_four_players_in_two_teams_of_partners_opposite():
     with pytest.raises(ValueError, match="num_players"):
         Config(num_players=3)
@@ -109,7 +109,7 @@ def test_K4_trump_is_the_middle_stock_card_which_stays_in_place_and_its_drawer_i
     assert C("9H") in bottom.hands[3]  # drawn last: the fourth of the last round
 
 
-# ---------------------------------------------------------------------------------------- play
+# ---- play
 def test_K5_lead_any_non_empty_same_suit_subset():
     state = pairing_state()
     assert legal_texts(state) == {"lead 6C", "lead 6D", "lead 7S", "lead AS", "lead 7S AS"}
@@ -275,7 +275,7 @@ def test_K11_card_points_and_face_down_discards_score_for_the_taker():
     ]
 
 
-# ---------------------------------------------------------------------------------------- scoring
+# ---- scoring
 ZEROS = [f"{r}{s}" for s in "CDHS" for r in ("6", "7", "8", "9")]  # the 16 blanks
 
 
@@ -430,7 +430,7 @@ def test_K16_outcome_fields():
     }
 
 
-# ---------------------------------------------------------------------------------------- moves
+# ---- moves
 def test_move_texts_parse_case_insensitive_and_refuse_what_is_wrong():
     state = pairing_state()
     assert rules.parse_move(state, "LEAD as 7s") == rules.parse_move(state, "lead 7S AS")
