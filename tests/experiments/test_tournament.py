@@ -155,6 +155,18 @@ def test_fast_play_is_identical_to_play_through_the_wrapped_env():
         assert fast.moves == ref.moves
         assert fast.rewards == [ref.rewards[f"player_{i}"] for i in range(3)]
         assert fast.result == ref.result
+        generic = play_aec_game(  # the agent_iter loop used for AEC envs not on the base
+            wrap_classic(toy.raw_env()),
+            [make(n, seed=seed + i) for i, n in enumerate(names)],
+            seed,
+            options,
+            record_moves=True,
+        )
+        assert (generic.moves, generic.rewards, generic.result) == (
+            fast.moves,
+            fast.rewards,
+            fast.result,
+        )
 
 
 def test_team_game_summary_and_mixed_partners():
