@@ -69,11 +69,13 @@ class ResumeMismatch(ValueError):
 class _Worker:
     """Per-process state: the env, the agents and the schedule, built once."""
 
-    def __init__(self, config: TournamentConfig, spec: GameSpec, schedule: Schedule, record: bool):
+    def __init__(self, config: TournamentConfig, spec: GameSpec, schedule: Schedule, to_disk: bool):
         self.config = config
         self.spec = spec
         self.schedule = schedule
-        self.record = record
+        #: results go to disk as JSON lines (with an output folder), else as dicts
+        self.serialize = to_disk
+        self.record = to_disk and config.records
         self.env = spec.build_env(dict(config.env_kwargs))
         self.pool = AgentPool()
         self.metrics = metrics_pkg.load(spec.metrics)
@@ -122,14 +124,18 @@ class _Worker:
 _WORKER: _Worker | None = None
 
 
-def _init_worker(config: TournamentConfig, spec: GameSpec, schedule: Schedule, record: bool):
+def _init_worker(config: TournamentConfig, spec: GameSpec, schedule: Schedule, to_disk: bool):
     global _WORKER
-    _WORKER = _Worker(config, spec, schedule, record)
+    _WORKER = _Worker(config, spec, schedule, to_disk)
 
 
-def _play_chunk(keys: Sequence[GameKey]) -> list[str]:
-    assert _WORKER is not None, "worker not initialised"
-    return [json.dumps(_WORKER.play(k), separators=(",", ":")) for k in keys]
+def _play_chunk(keys: Sequence[GameKey]) -> list[str] | list[dict[str, Any]]:
+    """Play ``keys``; JSON lines when results go to disk (encoded in the worker), else dicts."""
+    worker = _WORKER
+    assert worker is not None, "worker not initialised"
+    if worker.serialize:
+        return [json.dumps(worker.play(k), separators=(",", ":")) for k in keys]
+    return [worker.play(k) for k in keys]
 
 
 def _single_thread_torch() -> None:
@@ -216,7 +222,6 @@ def run(
         mixed_partners=config.mixed_partners,
     )
     workers = max(1, workers or os.cpu_count() or 1)
-    record = bool(config.records and out is not None)
     out_dir = Path(out) if out is not None else None
     done: dict[tuple[int, ...], dict[str, Any]] = {}
     if out_dir is not None:
@@ -231,11 +236,14 @@ def run(
     start = time.perf_counter()
     sink = (out_dir / GAMES_FILE).open("a") if out_dir is not None else None
     try:
-        for line in _play_all(config, spec, schedule, record, todo, workers, progress):
-            data = json.loads(line)
-            if sink is not None:
-                sink.write(line + "\n")
-            data.pop("record", None)
+        for item in _play_all(config, spec, schedule, out_dir is not None, todo, workers, progress):
+            if isinstance(item, str):
+                data = json.loads(item)
+                if sink is not None:
+                    sink.write(item + "\n")
+                data.pop("record", None)
+            else:
+                data = item
             done[tuple(data["key"])] = data
     finally:
         if sink is not None:
@@ -252,11 +260,11 @@ def _play_all(
     config: TournamentConfig,
     spec: GameSpec,
     schedule: Schedule,
-    record: bool,
+    to_disk: bool,
     todo: list[GameKey],
     workers: int,
     progress: bool,
-) -> Iterator[str]:
+) -> Iterator[str | dict[str, Any]]:
     from tqdm import tqdm
 
     bar = tqdm(
@@ -269,7 +277,7 @@ def _play_all(
     )
     try:
         if workers == 1 or len(todo) < 2:
-            _init_worker(config, spec, schedule, record)
+            _init_worker(config, spec, schedule, to_disk)
             for chunk in _chunks(todo, 64):
                 lines = _play_chunk(chunk)
                 bar.update(len(lines))
@@ -281,7 +289,7 @@ def _play_all(
         ctx = mp.get_context(method)
         size = max(1, min(256, math.ceil(len(todo) / (workers * 8))))
         with ctx.Pool(
-            workers, initializer=_init_worker, initargs=(config, spec, schedule, record)
+            workers, initializer=_init_worker, initargs=(config, spec, schedule, to_disk)
         ) as pool:
             for lines in pool.imap_unordered(_play_chunk, _chunks(todo, size)):
                 bar.update(len(lines))
