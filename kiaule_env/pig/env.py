@@ -94,7 +94,9 @@ class PigParallelEnv(ParallelEnv):
         self.np_random: np.random.Generator | None = None
         self.state: rules.State | None = None
         self.agents: list[str] = []
-        self._legal: dict[int, list[int]] = {}
+        self._legal: dict[int, tuple[int, ...]] = {}
+        #: legal action tuple -> mask (shared, never handed out: observations get copies)
+        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._zero_mask = np.zeros(self.actions.n, dtype=np.int8)
 
     # ------------------------------------------------------------------ PettingZoo API
@@ -123,7 +125,7 @@ class PigParallelEnv(ParallelEnv):
         if state is None or not self.agents:
             raise ValueError("step() called on a finished episode; call reset() first")
         moves = self._check_actions(actions)
-        report = rules.apply(state, moves, self.np_random)
+        report = rules.apply(state, moves, self.np_random, validate=False)  # checked above
         self._num_steps += 1
         live = self.agents
         mapping = self.agent_name_mapping
@@ -186,13 +188,16 @@ class PigParallelEnv(ParallelEnv):
         """Legal action indices of every agent still playing (cached for the step)."""
         state = self.state
         to_action = self.actions.to_action
+        cache = self._mask_cache
         self._legal = {}
         self._masks: dict[int, np.ndarray] = {}
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
-            legal = [to_action(m) for m in rules.legal_moves(state, seat)]
-            mask = np.zeros(self.actions.n, dtype=np.int8)
-            mask[legal] = 1
+            legal = tuple(to_action(m) for m in rules.legal_moves(state, seat))
+            mask = cache.get(legal)
+            if mask is None:
+                mask = cache[legal] = np.zeros(self.actions.n, dtype=np.int8)
+                mask[list(legal)] = 1
             self._legal[seat] = legal
             self._masks[seat] = mask
 

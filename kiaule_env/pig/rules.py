@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -79,14 +80,14 @@ class Config:
     def full(self) -> bool:
         return self.game == "full"
 
-    @property
+    @cached_property
     def start_ranks(self) -> tuple[int, ...]:
         """Rank indices of the starting deck, low to high: the top n ranks (P1), or all (P6)."""
         if self.stock:
             return tuple(range(13))
         return tuple(range(13 - self.num_players, 13))
 
-    @property
+    @cached_property
     def start_deck(self) -> tuple[int, ...]:
         """Card ids of the starting deck in canonical order (suit C D H S, rank low to high)."""
         ranks = self.start_ranks
@@ -365,10 +366,13 @@ class StepReport:
     game_over: bool = False
 
 
-def apply(state: State, moves: Sequence[int], rng: np.random.Generator) -> StepReport:
+def apply(
+    state: State, moves: Sequence[int], rng: np.random.Generator, validate: bool = True
+) -> StepReport:
     """Play one simultaneous step: ``moves[seat]`` for every seat still in (others ignored).
 
-    Raises ``ValueError`` for an illegal move, naming the seat, the move and the legal ones.
+    Raises ``ValueError`` for an illegal move, naming the seat, the move and the legal ones
+    (``validate=False`` skips the check, for callers that checked already, like the env).
     """
     if state.phase == OVER:
         raise ValueError("the episode is over; reset to play again")
@@ -376,10 +380,11 @@ def apply(state: State, moves: Sequence[int], rng: np.random.Generator) -> StepR
     touchers: list[int] = []
     for seat in state.seats_in:
         move = moves[seat]
-        legal = legal_moves(state, seat)
-        if move not in legal:
-            texts = ", ".join(move_text(config, m) for m in legal)
-            raise ValueError(f"player_{seat}: move {move!r} is illegal now; legal moves: {texts}")
+        if validate:
+            legal = legal_moves(state, seat)
+            if move not in legal:
+                texts = ", ".join(move_text(config, m) for m in legal)
+                raise ValueError(f"player_{seat}: move {move!r} is illegal now; legal: {texts}")
         if move == NOSE:
             touchers.append(seat)
     report = StepReport(rewards=[0.0] * config.num_players)
@@ -521,13 +526,15 @@ def result(state: State) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- views
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PigView:
     """What one player knows (DESIGN.md): his hand, his own passing memory, and everything public.
 
     Public: who is in, the dealer, the ranks in play, the phase, who touched (in order), the step
     counters, letters, stock and discard sizes. Private: ``hand`` and the counts/last cards he
     passed and received this round. Other hands, the stock and the discard pile are hidden.
+    A plain (slotted, not frozen) dataclass of immutable values, for speed: treat it as
+    read-only.
     """
 
     seat: int
