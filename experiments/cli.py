@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("experiments.train", "train a MaskablePPO agent (self-play, team play)"),
     "tournament": ("experiments.tournament", "duplicate-deal tournament between agents"),
     "benchmark": ("experiments.benchmark", "standard benchmark suite, Markdown report"),
+    "elgeta-lengths": ("experiments.elgeta_lengths", "study: Elgeta game lengths (random deals)"),
 }
 
 
