@@ -1,0 +1,84 @@
+"""Human play in the terminal (issue 6), driven by scripted input."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments import play as play_mod
+from experiments.play import parse_human_move
+
+
+class Script:
+    """Feeds answers to the prompt and records everything said."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.said: list[str] = []
+
+    def ask(self, prompt: str) -> str:
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.said)
+
+
+def test_parse_human_move_accepts_numbers_and_texts_in_any_order():
+    legal = {3: "lead 7S AS", 9: "discard 6H 6C", 46: "decline"}
+    assert parse_human_move("1", legal) == 3
+    assert parse_human_move("  lead as 7s ", legal) == 3
+    assert parse_human_move("DISCARD 6c 6h", legal) == 9
+    for bad, fragment in [
+        ("4", "no move number 4"),
+        ("lead 8S", "not a legal move"),
+        ("", "empty"),
+    ]:
+        with pytest.raises(ValueError, match=fragment):
+            parse_human_move(bad, legal)
+
+
+class FirstLegal:
+    """Answers every prompt with move number 1, after some bad answers."""
+
+    def __init__(self, bad_answers):
+        self.bad = list(bad_answers)
+
+    def ask(self, prompt: str) -> str:
+        return self.bad.pop(0) if self.bad else "1"
+
+
+def test_kozel_game_against_heuristics_with_bad_input_never_crashes():
+    script = Script([])
+    feeder = FirstLegal(["", "banana", "99", "lead ZZ"])
+    result = play_mod.play(
+        "kozel", seat=0, opponents=["kozel/heuristic"], seed=3, ask=feeder.ask, say=script.say
+    )
+    assert result is not None and sum(result["team_points"]) == 120
+    text = script.text
+    assert "Not understood: empty answer" in text
+    assert "'banana' is not a legal move now" in text
+    assert "no move number 99" in text
+    assert "Your moves:" in text and "Game over. Result:" in text
+    assert "player_1 plays:" in text
+
+
+def test_end_of_input_abandons_the_game_cleanly():
+    script = Script([])
+    assert (
+        play_mod.play("kozel", 2, ["kozel/random"], seed=0, ask=script.ask, say=script.say) is None
+    )
+    assert "Game abandoned." in script.text
+
+
+def test_cli_refuses_unknown_opponents_and_seats(capsys):
+    with pytest.raises(SystemExit, match="unknown agent"):
+        play_mod.main(["kozel", "--opponents", "kozel/nonsense"])
+    with pytest.raises(SystemExit, match="must be kozel agents"):
+        play_mod.main(["kozel", "--opponents", "pig/random"])
+    with pytest.raises(SystemExit, match=r"--seat must be 0\.\.3"):
+        play_mod.main(["kozel", "--seat", "7"])
