@@ -391,7 +391,7 @@ def apply(
     if state.phase == PASSING and not touchers:
         _pass_cards(state, moves)
         if state.passes >= config.max_passes:
-            _end_round(state, None, rng, report, capped=True)  # P4 cap
+            _end_round(state, None, rng, report, capped=True)  # P4 cap (D4)
         return report
     order = _reaction_order(touchers, rng)
     if state.phase == PASSING:
@@ -410,14 +410,14 @@ def apply(
         _end_round(state, untouched[0], rng, report)
     elif not untouched:
         _end_round(state, state.touched[-1], rng, report)  # P3: last of the same-step order
-    elif state.race_steps >= config.max_race_steps:
-        pig = untouched[int(rng.integers(len(untouched)))]  # P3: race cut short
+    elif state.race_steps >= config.max_race_steps:  # D2
+        pig = untouched[int(rng.integers(len(untouched)))]  # P3: race cut short (D3)
         _end_round(state, pig, rng, report, race_cut=True)
     return report
 
 
 def _reaction_order(touchers: list[int], rng: np.random.Generator) -> list[int]:
-    """P3: players touching in one step, ordered by a uniform draw (only drawn for two or more)."""
+    """P3: players touching in one step, ordered by a uniform draw (drawn for two or more, D3)."""
     if len(touchers) < 2:
         return touchers
     return [touchers[i] for i in rng.permutation(len(touchers))]
@@ -489,13 +489,14 @@ def _end_round(
             report.rewards[pig] = -1.0 / (n - 1)  # P9
     if config.letters:
         outcome["letters"] = list(state.letters)
-    if len(state.seats_in) == 1:
+    if len(state.seats_in) == 1:  # D10: no new round
         state.winner = state.seats_in[0]
         report.rewards[state.winner] = 1.0  # P9
         report.game_over = True
         state.phase = OVER
         return
-    # Next dealer: P6 the first to touch (or the next in to his left); else P5 the deal passes on.
+    # Next dealer: P6 the first to touch (or the next in to his left); else P5 the deal passes
+    # on (also after a capped round with stock, D5).
     if config.stock and first is not None:
         state.dealer = first if first in state.seats_in else left_of(state, first)
     else:
