@@ -89,36 +89,48 @@ class Collector:
         from kiaule_env.kozel import rules
 
         self._rules = rules
+        self._claim = rules.CLAIM
+        self._points = rules.POINTS
         self._env = env.unwrapped
         self.counts = [dict.fromkeys(_FIELDS, 0) for _ in range(4)]
         self._discards: list[tuple[int, int]] = []  # (seat, points) in the current trick
         self._games_seen = 0
 
     def before(self, env: Any, seat: int, action: int) -> None:
-        rules = self._rules
-        state = self._env.state
         c = self.counts[seat]
-        if action >= rules.CLAIM:
+        if action >= self._claim:  # K8 claim window
             c["claim_windows"] += 1
-            c["claims"] += action == rules.CLAIM
+            if action == self._claim:
+                c["claims"] += 1
             return
         kind = action // 15
-        if kind == rules.LEAD:
+        if kind == 0:  # LEAD: a new trick
             self._discards = []
             return
-        cards = rules.move_cards(state.hands[seat], action)
+        state = self._env.state
+        points = self._points
         partner_winning = state.winner == (seat + 2) % 4
-        c["partner_winning"] += partner_winning
-        if kind == rules.BEAT:
-            c["beat_partner"] += partner_winning
-        else:
-            self._discards.append((seat, sum(rules.POINTS[x] for x in cards)))
+        if partner_winning:
+            c["partner_winning"] += 1
+        cards = self._rules.move_cards(state.hands[seat], action)
+        if kind == 1:  # BEAT (K6)
+            if partner_winning:
+                c["beat_partner"] += 1
+        else:  # DISCARD, face down (K6)
+            pts = 0
+            for x in cards:
+                pts += points[x]
+            self._discards.append((seat, pts))
         if len(state.trick) == 3:  # this play completes the trick (K7)
-            winner = seat if kind == rules.BEAT else state.winner
-            points = sum(rules.POINTS[x] for _, _, played in state.trick for x in played)
-            points += sum(rules.POINTS[x] for x in cards)
+            winner = seat if kind == 1 else state.winner
+            total = 0
+            for _, _, played in state.trick:
+                for x in played:
+                    total += points[x]
+            for x in cards:
+                total += points[x]
             w = self.counts[winner]
-            w["points"] += points
+            w["points"] += total
             w["tricks"] += 1
             for discarder, pts in self._discards:
                 d = self.counts[discarder]
@@ -130,8 +142,7 @@ class Collector:
             self._discards = []
 
     def after(self, env: Any, seat: int, action: int) -> None:
-        state = self._env.state
-        games = state.finished_games
+        games = self._env.state.finished_games
         while self._games_seen < len(games):  # K16 outcome of each finished game
             team_points = games[self._games_seen]["team_points"]
             for s in range(4):

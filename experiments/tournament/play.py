@@ -13,7 +13,7 @@ so a game's outcome depends only on its seeds, never on which worker played it b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,7 +27,11 @@ _UNSET: Any = object()
 
 
 class LazyDecision(Decision):
-    """A :class:`~agents.base.Decision` of an AEC env whose parts are computed on first use."""
+    """A :class:`~agents.base.Decision` of an AEC env whose parts are computed on first use.
+
+    Reads the env's public API (``observe``, ``view``, ``legal_moves``); used for AEC envs that
+    are not built on the shared base.
+    """
 
     def __init__(self, env: Any, agent: str):  # no super().__init__: the fields are properties
         self.agent = agent
@@ -35,7 +39,6 @@ class LazyDecision(Decision):
         self._obs: Any = _UNSET
         self._view: Any = _UNSET
         self._moves: Any = _UNSET
-        self._mask: np.ndarray | None = None
 
     def _observe(self) -> dict[str, np.ndarray]:
         if self._obs is _UNSET:
@@ -48,11 +51,6 @@ class LazyDecision(Decision):
 
     @property
     def action_mask(self) -> np.ndarray:  # type: ignore[override]
-        if self._obs is _UNSET and isinstance(self._env, TurnBasedCardEnv):
-            # the mask without encoding the observation (the decision is the acting agent's)
-            if self._mask is None:
-                self._mask = self._env._mask.copy()
-            return self._mask
         return self._observe()["action_mask"]
 
     @property
@@ -65,6 +63,91 @@ class LazyDecision(Decision):
     def legal_moves(self) -> dict[int, str]:  # type: ignore[override]
         if self._moves is _UNSET:
             self._moves = self._env.legal_moves(self.agent)
+        return self._moves
+
+
+class LazyMoves(Mapping[int, str]):
+    """The legal moves ``{action: move text}`` with each text made only when it is read.
+
+    Rule-based agents often need only the actions (the keys); the texts cost a formatting call
+    per legal move. Iteration order is the env's legal order, as in ``env.legal_moves``.
+    """
+
+    __slots__ = ("_legal", "_members", "_text", "_texts")
+
+    def __init__(self, legal: Sequence[int], text: Callable[[int], str]):
+        self._legal = legal
+        self._members: set[int] | None = None
+        self._text = text
+        self._texts: dict[int, str] = {}
+
+    def __getitem__(self, action: int) -> str:
+        text = self._texts.get(action)
+        if text is None:
+            if self._members is None:
+                self._members = set(self._legal)
+            if action not in self._members:
+                raise KeyError(action)
+            text = self._texts[action] = self._text(action)
+        return text
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._legal)
+
+    def __len__(self) -> int:
+        return len(self._legal)
+
+    def __contains__(self, action: object) -> bool:
+        if self._members is None:
+            self._members = set(self._legal)
+        return action in self._members
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+class HookDecision(Decision):
+    """The decision of the seat to act on the shared AEC base, built from the game's hooks.
+
+    ``observation`` is the game's ``_encode(seat)`` (what ``observe`` returns), ``action_mask``
+    is made from the legal actions, ``view`` is ``env.view(agent)``, ``legal_moves`` a
+    :class:`LazyMoves` over ``_move_text``; each only when first read.
+    """
+
+    def __init__(self, env: Any, agent: str, seat: int, legal: Sequence[int]):
+        self.agent = agent
+        self._env = env
+        self._seat = seat
+        self._legal = legal
+        self._obs: Any = _UNSET
+        self._mask: Any = _UNSET
+        self._view: Any = _UNSET
+        self._moves: Any = _UNSET
+
+    @property
+    def observation(self) -> np.ndarray:  # type: ignore[override]
+        if self._obs is _UNSET:
+            self._obs = self._env._encode(self._seat)
+        return self._obs
+
+    @property
+    def action_mask(self) -> np.ndarray:  # type: ignore[override]
+        if self._mask is _UNSET:
+            mask = np.zeros(self._env.num_actions, dtype=np.int8)
+            mask[list(self._legal)] = 1
+            self._mask = mask
+        return self._mask
+
+    @property
+    def view(self) -> Any:  # type: ignore[override]
+        if self._view is _UNSET:
+            self._view = self._env.view(self.agent)
+        return self._view
+
+    @property
+    def legal_moves(self) -> dict[int, str]:  # type: ignore[override]
+        if self._moves is _UNSET:
+            self._moves = LazyMoves(self._legal, self._env._move_text)
         return self._moves
 
 
@@ -118,11 +201,13 @@ def play_aec_game(
 ) -> PlayedGame:
     """Play one episode of a raw AEC env; ``seats[i]`` plays ``player_i``.
 
-    On the shared base (:class:`~kiaule_env.core.aec.TurnBasedCardEnv`) the loop calls the game
-    hooks that ``step`` calls (``_apply``, then ``_refresh``), without the per-step PettingZoo
-    bookkeeping (reward and info dicts) that nobody reads here: the same moves, rewards (the
-    deltas ``step`` would pay), ``max_cycles`` truncation and result as ``step``. The env's
-    PettingZoo fields are stale afterwards; the next ``reset`` renews them.
+    On the shared base (:class:`~kiaule_env.core.aec.TurnBasedCardEnv`) the episode starts with
+    ``reset`` and then runs on the game's own hooks, the ones ``step`` calls: ``_seat_to_act``,
+    ``_legal_actions``, ``_apply`` (whose reward deltas are what ``step`` pays), ``_result``;
+    decisions read ``_encode``, ``view`` and ``_move_text`` only when an agent asks. What is left
+    out is PettingZoo's per-step bookkeeping (reward, info and mask arrays nobody reads here), so
+    the env's PettingZoo fields are stale afterwards until the next ``reset``. ``max_cycles``
+    truncates as in ``step``. The moves, rewards and result are those of ``step`` (tested).
     """
     env.reset(seed=seed, options=dict(options) if options else None)
     for agent in seats:
@@ -134,30 +219,41 @@ def play_aec_game(
     moves: list[list[Any]] = []
     steps = 0
     limit = env.max_cycles * env.num_players if env.max_cycles is not None else None
+    seat_to_act, legal_actions, apply = env._seat_to_act, env._legal_actions, env._apply
     if observer is not None:
         observer.start(env)
-    while env._seat >= 0:
-        seat = env._seat
+    seat = seat_to_act()
+    while seat >= 0:
         agent = names[seat]
-        action = int(seats[seat].act(LazyDecision(env, agent)))
-        if not (0 <= action < env.num_actions and env._mask[action]):
-            env._check_action(agent, action)  # raises ValueError naming the move and the legal ones
+        legal = legal_actions()
+        action = int(seats[seat].act(HookDecision(env, agent, seat, legal)))
+        if action not in legal:
+            _illegal(env, agent, action, legal)
         if record_moves:
             moves.append([agent, action, env._move_text(action)])
         if observer is not None:
             observer.before(env, seat, action)
-        deltas = env._apply(action)
-        env._num_steps += 1
+        deltas = apply(action)
         steps += 1
         if deltas is not None:
             for i, delta in enumerate(deltas):
                 totals[i] += delta
-        env._refresh()
         if observer is not None:
             observer.after(env, seat, action)
-        if limit is not None and steps >= limit and env._seat >= 0:
+        seat = seat_to_act()
+        if limit is not None and steps >= limit and seat >= 0:
             return PlayedGame(totals, None, steps, moves)  # truncated: no result
     return PlayedGame(totals, _plain(env._result()), steps, moves)
+
+
+def _illegal(env: Any, agent: str, action: int, legal: Sequence[int]) -> None:
+    """The ``ValueError`` of the raw env's ``step`` for an illegal action (RULES §0)."""
+    if 0 <= action < env.num_actions:
+        what = f"action {action} is illegal now"
+    else:
+        what = f"action {action} is outside Discrete({env.num_actions})"
+    texts = ", ".join(f"{a} ({env._move_text(a)})" for a in legal)
+    raise ValueError(f"{agent}: {what}; legal moves: {texts}")
 
 
 def _play_generic_aec(

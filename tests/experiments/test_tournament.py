@@ -222,3 +222,21 @@ def test_unknown_agents_and_games_are_refused():
         run_tournament(TournamentConfig(game="toy", agents=["toy/random", "toy/nobody"]))
     with pytest.raises(ValueError, match="not a toy agent"):
         run_tournament(TournamentConfig(game="toy", agents=["toy/random", "kozel/random"]))
+
+
+def test_an_illegal_action_raises_naming_it_and_the_legal_moves():
+    class Cheat:
+        name = "cheat"
+
+        def reset(self) -> None:
+            pass
+
+        def act(self, decision) -> int:
+            assert list(decision.legal_moves) == [0, 1]
+            assert dict(decision.legal_moves) == {0: "keep", 1: "swap"}
+            assert decision.action_mask.tolist() == [1, 1]
+            assert decision.observation.shape == (52,)
+            return 7
+
+    with pytest.raises(ValueError, match=r"player_0: action 7 is outside .*0 \(keep\), 1 \(swap\)"):
+        play_aec_game(toy.raw_env(), [Cheat()] * 3, 0, None)
