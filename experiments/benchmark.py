@@ -50,11 +50,13 @@ class SuiteEntry:
 
 
 SUITE: tuple[SuiteEntry, ...] = (
-    SuiteEntry("kozel", 4000, {}, "2 v 2, one agent per team (K1); single games (K15 loss points)"),
     SuiteEntry(
-        "kiauliaganys", 1600, {}, "4 players, 52 cards; reward −1 swineherd, +1/3 others (G12)"
+        "kozel", 16000, {}, "2 v 2, one agent per team (K1); single games (K15 loss points)"
     ),
-    SuiteEntry("pig", 800, {}, "4 players, one round; reward −1 pig, +1/3 others (P9)"),
+    SuiteEntry(
+        "kiauliaganys", 6000, {}, "4 players, 52 cards; reward −1 swineherd, +1/3 others (G12)"
+    ),
+    SuiteEntry("pig", 4000, {}, "4 players, one round; reward −1 pig, +1/3 others (P9)"),
     SuiteEntry(
         "elgeta",
         400,
@@ -65,7 +67,7 @@ SUITE: tuple[SuiteEntry, ...] = (
 )
 
 #: games of the Kozel throughput measurement
-SPEED_GAMES = 6000
+SPEED_GAMES = 10000
 
 
 def _work_dir(work: Path, config: TournamentConfig) -> Path:

@@ -197,7 +197,7 @@ def usable_agents(game: str, env_kwargs: dict[str, Any]) -> tuple[list[str], dic
             if callable(check):
                 check(env)
         except (ValueError, OSError, ImportError) as exc:
-            skipped[name] = str(exc).splitlines()[0]
+            skipped[name] = str(exc).splitlines()[0].replace(f"{Path.cwd()}{os.sep}", "")
             continue
         ok.append(name)
     return ok, skipped
