@@ -229,10 +229,9 @@ def run(
         _check_or_write_config(out_dir, config)
         done = _load_done(out_dir / GAMES_FILE)
     wanted = schedule.keys()
-    todo = [k for k in wanted if tuple(k.as_list()) not in done]
-    if max_new_games is not None:
-        todo = todo[: max(0, max_new_games)]
-    resumed = len(wanted) - len([k for k in wanted if tuple(k.as_list()) not in done])
+    missing = [k for k in wanted if tuple(k.as_list()) not in done]
+    resumed = len(wanted) - len(missing)
+    todo = missing if max_new_games is None else missing[: max(0, max_new_games)]
     start = time.perf_counter()
     sink = (out_dir / GAMES_FILE).open("a") if out_dir is not None else None
     try:
