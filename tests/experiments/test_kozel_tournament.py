@@ -147,3 +147,42 @@ def test_series_games_count_every_game_of_the_series():
         assert all(s["kozel_games"] == games for s in line["metrics"])
         assert sum(s["points"] for s in line["metrics"]) == 120 * games
         assert max(line["result"]["series_loss_points"]) >= 12  # K14
+
+
+def _register_policy_agent() -> str:
+    """A learned-style agent (random MLP, sampling) that reads only observation and mask."""
+    from agents.registry import register
+    from agents.training.policy import NumpyPolicy, PolicyAgent
+
+    env = kozel_v0.raw_env()
+    obs_size = env.observation_space("player_0")["observation"].shape[0]
+    n = env.action_space("player_0").n
+    rng = np.random.default_rng(0)
+    policy = NumpyPolicy(
+        layers=[(rng.normal(size=(16, obs_size)).astype(np.float32), np.zeros(16, np.float32))],
+        head=(rng.normal(size=(n, 16)).astype(np.float32), np.zeros(n, np.float32)),
+    )
+    register("kozel/mlp-test", lambda seed=0: PolicyAgent(policy, "kozel/mlp-test", seed=seed))
+    return "kozel/mlp-test"
+
+
+def test_observation_agents_see_what_the_env_shows_and_runs_are_reproducible():
+    name = _register_policy_agent()
+    spec = get_spec("kozel")
+    for seed in range(3):
+        env = kozel_v0.raw_env()
+        options = spec.deal_options(env, {}, np.random.default_rng(seed))
+        names = [name, "kozel/random", name, "kozel/random"]
+        fast = play_aec_game(
+            env, [make(n, seed=seed * 10 + i) for i, n in enumerate(names)], seed, options,
+            record_moves=True,
+        )  # fmt: skip
+        ref = play_aec(
+            kozel_v0.env(), [make(n, seed=seed * 10 + i) for i, n in enumerate(names)],
+            seed=seed, options=options, record_moves=True,
+        )  # fmt: skip
+        assert fast.moves == ref.moves and fast.result == ref.result
+    cfg = TournamentConfig(game="kozel", agents=[name, "kozel/random"], games=24, seed=5)
+    one = run_tournament(cfg, workers=1)
+    two = run_tournament(cfg, workers=2)
+    assert one.summary == two.summary
