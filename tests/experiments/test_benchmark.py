@@ -51,3 +51,15 @@ def test_agents_that_cannot_play_are_listed_not_run(monkeypatch):
     ok, skipped = benchmark.usable_agents("toy", {})
     assert "toy/broken" not in ok and "missing" in skipped["toy/broken"]
     assert {"toy/random", "toy/smart", "toy/keep"} <= set(ok)
+
+
+def test_kozel_speed_run_counts_games_and_cpu_time():
+    from agents.registry import list_agents
+
+    if "kozel/heuristic" not in list_agents("kozel"):
+        assert benchmark.kozel_speed(20, workers=1) is None
+        return
+    speed = benchmark.kozel_speed(20, workers=1)
+    assert speed.games == 20 and speed.workers == 1
+    assert speed.seconds > 0 and speed.cpu_seconds > 0
+    assert speed.cpu_bound_games_per_s > 0
