@@ -452,6 +452,7 @@ def test_P6_at_most_12_players_and_stacked_decks_are_52_cards():
 
 # ---------------------------------------------------------------------------------------- P7
 
+
 def test_P7_letters_a_player_survives_two_pigs_and_leaves_with_the_third():
     # Every deal gives each player four of a kind (positions i, i+m, … share a rank).
     three = ["QC", "KC", "AC", "QD", "KD", "AD", "QH", "KH", "AH", "QS", "KS", "AS"]
