@@ -326,6 +326,24 @@ def test_the_view_holds_only_the_observers_cards():
     assert not fields & {"hands", "stock", "discard"}
 
 
+def test_clone_is_independent_and_plays_on_identically():
+    env = make(game="full", stock=True, letters=True)
+    env.reset(seed=3)
+    for _ in range(5):
+        env.step({a: min(env.legal_moves(a)) for a in env.agents})
+    copy = rules.clone(env.state)
+    moves = [rules.WAIT] * 4
+    for seat in env.state.seats_in:
+        moves[seat] = rules.legal_moves(env.state, seat)[0]
+    rules.apply(copy, moves, np.random.default_rng(0))
+    assert copy.passes == env.state.passes + 1
+    assert copy.hands != env.state.hands and copy.stock != env.state.stock
+    again = rules.clone(env.state)
+    rules.apply(again, moves, np.random.default_rng(0))
+    assert again == copy  # dataclass equality: every field
+    rules.check_invariants(env.state)
+
+
 # ------------------------------------------------------------------------ recorded game
 RECORD = DATA / "full_letters_tokens_5p.json"
 RECORD_KWARGS = {"num_players": 5, "game": "full", "letters": True, "tokens": True}
