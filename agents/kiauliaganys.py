@@ -1,0 +1,189 @@
+"""``kiauliaganys/heuristic``: a rule-based Kiauliaganys player that counts cards.
+
+It reads only the :class:`~agents.base.Decision` (the player's view and legal moves). Its rules:
+
+1. **Match** from hand whenever possible (a suited card before a joker; among equals a card the
+   others saw him take, then the most pips); with nothing to play, ``search`` while face-down
+   cards remain, else ``take``.
+2. **Drag** the suit the next player still in is known or most likely to lack. The chance that
+   he holds a suit comes from card counting: the cards not yet seen (not in my hand, the fund or
+   anyone's face-up cards) are dealt at random over his unseen cards, except those known not to be
+   of the suit (``not_suit``, G4); a face-up card of the suit or a joker means he has it. While
+   face-down cards remain, a suit he lacks is worth more the longer his search for it will be.
+   Ties go to the suit held most (the seed's advice), the card to a face-up one, then the most
+   pips. A joker is dragged only when nothing else is left (naming the best suit); with face-down
+   cards left ``drag blind`` is preferred to giving up the last joker.
+3. **Take tactics** in the two-player endgame (table empty, two players still in): when the
+   opponent holds at most two cards and would probably match whatever he is dragged, while the
+   suit uncovered by a ``take`` is one he probably lacks, ``take`` instead of playing, unless
+   playing sheds the agent's last cards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Decision
+from agents.registry import register
+from kiaule_env.cards import NUM_SUITED
+from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys.rules import DRAG_BLIND, DRAG_CARD, PLAY, SEARCH, TAKE, View
+
+
+def unseen_counts(view: View) -> tuple[list[int], int, int]:
+    """Per suit, the cards ``view.seat`` has not seen (face-down or in other hands, unseen);
+    the number of unseen suited cards and of unseen jokers."""
+    seen = set(view.hand) | set(view.fund)
+    for cards in view.face_up:
+        seen.update(cards)
+    per_suit = [0, 0, 0, 0]
+    jokers = 0
+    for card in view.config.the_deck.cards:
+        if card not in seen:
+            if card >= NUM_SUITED:
+                jokers += 1
+            else:
+                per_suit[card // 13] += 1
+    return per_suit, sum(per_suit), jokers
+
+
+def match_chances(view: View, seat: int) -> list[float]:
+    """Per suit, the probability that ``seat`` holds a card of it or a joker (public counting)."""
+    per_suit, total, _ = unseen_counts(view)
+    face_up = view.face_up[seat]
+    if any(c >= NUM_SUITED for c in face_up):
+        return [1.0] * 4
+    hidden = view.hand_sizes[seat] - len(face_up)
+    chances = []
+    for suit in range(4):
+        if any(c < NUM_SUITED and c // 13 == suit for c in face_up):
+            chances.append(1.0)
+            continue
+        free = max(0, hidden - view.not_suit[seat][suit])  # his unseen cards that may be this suit
+        others = total - per_suit[suit]
+        none = 1.0  # hypergeometric: none of `free` random unseen cards is of this suit
+        for i in range(free):
+            if others - i <= 0:
+                none = 0.0
+                break
+            none *= (others - i) / (total - i)
+        chances.append(1.0 - none)
+    return chances
+
+
+def expected_search(view: View, suit: int) -> float:
+    """Expected cards picked up by a search for ``suit`` among the face-down cards."""
+    per_suit, total, jokers = unseen_counts(view)
+    pool = total + jokers
+    if view.face_down == 0 or pool == 0:
+        return 0.0
+    matching = view.face_down * (per_suit[suit] + jokers) / pool
+    return (view.face_down - matching) / (matching + 1.0)
+
+
+def next_in(view: View) -> int:
+    """The player who moves after ``view.seat`` (the next still in clockwise, or himself)."""
+    n = view.num_players
+    for step in range(1, n + 1):
+        seat = (view.seat + step) % n
+        if not view.out[seat]:
+            return seat
+    return view.seat
+
+
+class KiauliaganysHeuristic:
+    """The rule-based agent of the module docstring."""
+
+    def __init__(self, seed: int | None = 0):
+        self.name = "kiauliaganys/heuristic"
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, decision: Decision) -> int:
+        moves = {index: rules.parse_move(text) for index, text in decision.legal_moves.items()}
+        if not moves:
+            raise ValueError(f"{decision.agent} has no legal move to choose from")
+        if len(moves) == 1:
+            return next(iter(moves))
+        view: View = decision.view
+        if view.phase == rules.DRAG:
+            return self._drag(view, moves)
+        return self._match(view, moves)
+
+    # ------------------------------------------------------------------ match phase
+    def _match(self, view: View, moves: dict[int, rules.Move]) -> int:
+        plays = {i: m for i, m in moves.items() if m.kind == PLAY}
+        if not plays:
+            kinds = {m.kind: i for i, m in moves.items()}
+            return kinds.get(SEARCH, kinds.get(TAKE, next(iter(moves))))
+        face_up = set(view.face_up[view.seat])
+        pips = view.config.pips_table
+        best = max(
+            plays,
+            key=lambda i: (
+                plays[i].card < NUM_SUITED,
+                plays[i].card in face_up,
+                int(pips[plays[i].card]),
+                self.rng.random(),
+            ),
+        )
+        take = next((i for i, m in moves.items() if m.kind == TAKE), None)
+        if take is not None and self._take_instead(view, plays[best].card):
+            return take
+        return best
+
+    def _take_instead(self, view: View, card: int) -> bool:
+        """Two-player endgame: take rather than let the opponent shed his last cards."""
+        hand = len(view.hand)
+        if hand <= 2 or view.face_down or len(view.still_in) != 2:
+            return False
+        opponent = next_in(view)
+        if view.hand_sizes[opponent] > 2:
+            return False
+        chances = match_chances(view, opponent)
+        rest = [c for c in view.hand if c != card]
+        suits = {c // 13 for c in rest if c < NUM_SUITED}
+        after_play = min((chances[s] for s in suits), default=0.0)  # the best drag I have
+        if any(c >= NUM_SUITED for c in rest):
+            after_play = min(chances)
+        below = view.fund[-2] if len(view.fund) >= 2 else -1
+        after_take = 1.0 if below < 0 or below >= NUM_SUITED else chances[below // 13]
+        return after_play >= 0.5 and after_take <= after_play - 0.3
+
+    # ------------------------------------------------------------------ drag phase
+    def _drag(self, view: View, moves: dict[int, rules.Move]) -> int:
+        target = next_in(view)
+        chances = match_chances(view, target)
+        pain = []
+        for suit in range(4):
+            lack = 1.0 - chances[suit]
+            pain.append(lack * (1.0 + expected_search(view, suit)) if view.face_down else lack)
+        held = [0, 0, 0, 0]
+        for c in view.hand:
+            if c < NUM_SUITED:
+                held[c // 13] += 1
+        face_up = set(view.face_up[view.seat])
+        pips = view.config.pips_table
+        suited = {i: m for i, m in moves.items() if m.kind == DRAG_CARD and m.card < NUM_SUITED}
+        if suited:
+            return max(
+                suited,
+                key=lambda i: (
+                    round(pain[suited[i].card // 13], 6),
+                    held[suited[i].card // 13],
+                    suited[i].card in face_up,
+                    int(pips[suited[i].card]),
+                    self.rng.random(),
+                ),
+            )
+        blind = next((i for i, m in moves.items() if m.kind == DRAG_BLIND), None)
+        if blind is not None:
+            return blind
+        jokers = {i: m for i, m in moves.items() if m.kind == DRAG_CARD}
+        return max(jokers, key=lambda i: (pain[jokers[i].suit], self.rng.random()))
+
+
+register("kiauliaganys/heuristic", lambda seed=0: KiauliaganysHeuristic(seed))
