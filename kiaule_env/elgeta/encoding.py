@@ -99,8 +99,10 @@ class Encoder:
         ones: list[int] = []  # indices set to 1.0
         depth_index: list[int] = []
         depth_value: list[float] = []
-        for rel, seat in enumerate(self._order[me]):
-            obs[self._pile_sizes + rel] = view.pile_sizes[seat] / size
+        order = self._order[me]
+        start = self._pile_sizes
+        obs[start : start + n] = [view.pile_sizes[seat] for seat in order]
+        for rel, seat in enumerate(order):
             if view.still_in[seat]:
                 ones.append(self._still_in + rel)
             unseen = view.unseen[seat]
@@ -120,6 +122,7 @@ class Encoder:
         obs[ones] = 1.0
         if depth_index:
             obs[depth_index] = depth_value
+        obs[start : start + n] /= size
         obs[self._tie_rounds] = (view.rounds - 1) / size
         obs[self._tricks] = view.tricks / self.config.max_tricks
         return obs

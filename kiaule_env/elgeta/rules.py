@@ -460,7 +460,7 @@ def result(state: State) -> Outcome:
 # ---------------------------------------------------------------------------------- views
 def view(state: State, seat: int) -> View:
     """What ``seat`` knows: everything except the order of the unseen dealt cards (E2, E6)."""
-    counts = list(zip(state.piles, state.unseen, strict=True))
+    counts = list(zip(state.piles, state.unseen))  # noqa: B905 - equal lengths by construction
     unseen = tuple([tuple(sorted(islice(pile, count))) for pile, count in counts])
     known = tuple([tuple(islice(pile, count, None)) for pile, count in counts])
     return View(
@@ -474,7 +474,7 @@ def view(state: State, seat: int) -> View:
         pile_sizes=tuple(map(len, state.piles)),
         unseen=unseen,
         known=known,
-        trick=tuple(zip(state.trick_seats, state.trick_cards, strict=True)),
+        trick=tuple(zip(state.trick_seats, state.trick_cards)),  # noqa: B905
         round_start=state.round_start,
         last_trick=tuple(zip(state.last_trick_seats, state.last_trick_cards, strict=True)),
         last_taker=state.last_taker,
