@@ -54,3 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     run(args.game, args.seed)
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
