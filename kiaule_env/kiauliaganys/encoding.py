@@ -24,6 +24,7 @@ from kiaule_env.kiauliaganys.rules import (
     TAKE_MOVE,
     Config,
     Move,
+    Options,
     View,
 )
 
@@ -172,6 +173,39 @@ class ActionCodec:
         self.take = self.index_of[TAKE_MOVE]
         self.blind = self.index_of[BLIND_MOVE]
         self._num_jokers = len(jokers)
+
+        pos = [int(p) for p in deck.position]
+        #: card id -> action index of ``play C`` / ``drag C`` (first of the 4 for a joker)
+        self._play_index = pos
+        self._drag_index = [-1] * len(pos)
+        for c in suited:
+            self._drag_index[c] = self.index_of[Move(DRAG_CARD, c)]
+        for j in jokers:
+            self._drag_index[j] = self.index_of[Move(DRAG_CARD, j, 0)]
+
+    def legal_indices(self, options: Options) -> list[int]:
+        """Action indices of :func:`~kiaule_env.kiauliaganys.rules.legal_options`, ascending
+        (the env's hot path: no move objects are built)."""
+        if options.phase == MATCH:
+            indices = sorted(map(self._play_index.__getitem__, options.cards))
+            if options.search:
+                indices.append(self.search)
+            if options.take:
+                indices.append(self.take)
+            return indices
+        if options.phase != DRAG:
+            return []
+        drag = self._drag_index
+        indices = []
+        for c in options.cards:
+            if c >= NUM_SUITED:
+                indices.extend(range(drag[c], drag[c] + 4))
+            else:
+                indices.append(drag[c])
+        indices.sort()
+        if options.blind:
+            indices.append(self.blind)
+        return indices
 
     def index(self, move: Move) -> int:
         return self.index_of[move]

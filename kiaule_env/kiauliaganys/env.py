@@ -63,7 +63,7 @@ class KiauliaganysEnv(TurnBasedCardEnv):
         self.state: State | None = None
         self._decks: list[list[int]] = []
         self._deal_result: dict[str, Any] | None = None
-        self._last_moves: list[str] = []
+        self._last_moves: list[tuple[int, rules.Move, int, int, int]] = []
 
     # ------------------------------------------------------------------ hooks
     def _start_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
@@ -80,7 +80,7 @@ class KiauliaganysEnv(TurnBasedCardEnv):
         return self.state.to_act
 
     def _legal_actions(self) -> Sequence[int]:
-        return self.codec.indices(rules.legal_moves(self.state))
+        return self.codec.legal_indices(rules.legal_options(self.state))
 
     def _apply(self, action: int) -> Sequence[float] | None:
         state = self.state
@@ -98,14 +98,22 @@ class KiauliaganysEnv(TurnBasedCardEnv):
         return deltas
 
     def _note(self, seat: int, move: rules.Move, state: State) -> None:
-        """Keep the last few moves as text for rendering (a search says what it found)."""
+        """Keep the last few moves for rendering (formatted only when rendered)."""
+        top = state.fund[-1] if state.fund else -1
+        self._last_moves.append((seat, move, state.last_picked, top, state.phase))
+        if len(self._last_moves) > 8:
+            del self._last_moves[:4]
+
+    @staticmethod
+    def _move_note(seat: int, move: rules.Move, picked: int, top: int, phase: int) -> str:
+        """A move as text; a search says what it picked up and found, a blind drag the card."""
         text = f"player_{seat}: {move.text}"
         if move.kind == rules.SEARCH:
-            found = " and found " + card_symbol(state.fund[-1]) if state.phase == DRAG else ""
-            text += f" (picked up {state.last_picked}{found})"
+            found = " and found " + card_symbol(top) if phase == DRAG else ""
+            text += f" (picked up {picked}{found})"
         elif move.kind == rules.DRAG_BLIND:
-            text += f" ({card_symbol(state.fund[-1])})"
-        self._last_moves = [*self._last_moves[-5:], text]
+            text += f" ({card_symbol(top)})"
+        return text
 
     def _step_info(self) -> dict[str, Any] | None:
         if self._deal_result is not None and self.config.match_years is not None:
@@ -177,5 +185,6 @@ class KiauliaganysEnv(TurnBasedCardEnv):
             hand = " ".join(card_symbol(c) for c in sorted(state.hands[seat])) or "(empty)"
             lines.append(f"your hand (player_{seat}): {hand}")
         if self._last_moves:
-            lines.append("last moves: " + "; ".join(self._last_moves[-4:]))
+            notes = [self._move_note(*note) for note in self._last_moves[-4:]]
+            lines.append("last moves: " + "; ".join(notes))
         return "\n".join(lines)

@@ -325,29 +325,57 @@ def matches(card: int, required: int) -> bool:
     return required == ANY or card >= NUM_SUITED or card // 13 == required
 
 
-def legal_moves(state: State) -> list[Move]:
-    """Every legal move of the player to act (empty when the deal is over)."""
+class Options(NamedTuple):
+    """The legal moves of the player to act in compact form (see :func:`legal_options`)."""
+
+    phase: int
+    cards: list[int]  # MATCH: cards he may play; DRAG: cards he may drag (a joker: any suit)
+    search: bool
+    take: bool
+    blind: bool
+
+
+NO_OPTIONS = Options(OVER, [], False, False, False)
+
+
+def legal_options(state: State) -> Options:
+    """The legal moves of the player to act, compactly: the single source of legality that
+    :func:`legal_moves` and the env's action mask are both built from."""
     phase = state.phase
     if phase == OVER:
-        return []
+        return NO_OPTIONS
     hand = state.hands[state.to_act]
     if phase == MATCH:
         req = required_suit(state)
-        plays = hand if req == ANY else [c for c in hand if c >= NUM_SUITED or c // 13 == req]
-        moves = [Move(PLAY, c) for c in plays]
-        if state.face_down:  # G4
-            if not (state.config.must_play_from_hand and plays):  # G13
-                moves.append(SEARCH_MOVE)
-        elif state.fund:  # G5 (the G7 empty-handed player has only this)
+        plays = list(hand) if req == ANY else [c for c in hand if c >= NUM_SUITED or c // 13 == req]
+        if state.face_down:  # G4; G13 forbids the search while holding a match
+            search = not (plays and state.config.must_play_from_hand)
+            return Options(MATCH, plays, search, False, False)
+        # G5 (the G7 empty-handed player has only the take)
+        return Options(MATCH, plays, False, bool(state.fund), False)
+    blind = bool(state.face_down) and (not state.config.blind_drag_only_when_empty_hand or not hand)
+    return Options(DRAG, list(hand), False, False, blind)  # G6
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every legal move of the player to act (empty when the deal is over)."""
+    phase, cards, search, take, blind = legal_options(state)
+    if phase == OVER:
+        return []
+    if phase == MATCH:
+        moves = [Move(PLAY, c) for c in cards]
+        if search:
+            moves.append(SEARCH_MOVE)
+        if take:
             moves.append(TAKE_MOVE)
         return moves
-    moves = []  # DRAG (G6)
-    for c in hand:
+    moves = []
+    for c in cards:
         if c >= NUM_SUITED:
             moves.extend(Move(DRAG_CARD, c, s) for s in range(4))
         else:
             moves.append(Move(DRAG_CARD, c))
-    if state.face_down and (not state.config.blind_drag_only_when_empty_hand or not hand):
+    if blind:
         moves.append(BLIND_MOVE)
     return moves
 

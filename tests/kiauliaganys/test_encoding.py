@@ -121,3 +121,24 @@ def test_view_holds_exactly_the_public_facts():
     assert view.to_act == 0 and view.phase == rules.DRAG and view.required_suit == 2
     assert view.face_up == ((), (), (), ()) and view.last_picked == 2
     assert env.view("player_0").hand == (parse_card("2C"), parse_card("3D"))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_players": 3, "deck": "54"},
+        {"num_players": 2, "deck": "36", "must_play_from_hand": True},
+        {"num_players": 4, "blind_drag_only_when_empty_hand": True},
+    ],
+)
+def test_the_mask_fast_path_agrees_with_legal_moves(kwargs):
+    env = kiauliaganys_v0.raw_env(**kwargs)
+    rng = np.random.default_rng(3)
+    for seed in range(15):
+        env.reset(seed=seed)
+        while not all(env.terminations.values()):
+            state = env.state
+            fast = env.codec.legal_indices(rules.legal_options(state))
+            assert fast == env.codec.indices(rules.legal_moves(state))
+            assert fast == np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+            env.step(fast[rng.integers(len(fast))])
