@@ -603,6 +603,7 @@ class View:
     Per-seat tuples are indexed by absolute seat. ``face_up[s]`` are the cards of seat s's hand
     everyone saw him take (G5, G7); ``not_suit[s][t]`` how many of his other cards are known not
     to be of suit t (G4). ``fund`` is the open fund bottom first (all of it was seen face up).
+    ``loser``, ``caught_by_tail`` (seats, -1 if none) and ``capped`` describe a finished deal.
     """
 
     seat: int
@@ -624,6 +625,9 @@ class View:
     last_picked: int
     match_years: tuple[int, ...]
     deals: int
+    loser: int = -1
+    caught_by_tail: int = -1
+    capped: bool = False
 
     @property
     def num_players(self) -> int:
@@ -661,6 +665,80 @@ def view(state: State, seat: int) -> View:
         last_picked=state.last_picked,
         match_years=tuple(state.match_years),
         deals=state.deals,
+    )
+
+
+def sample_state(view: View, rng: np.random.Generator, tries: int = 100) -> State:
+    """A full state consistent with everything ``view.seat`` knows (determinization, DESIGN.md).
+
+    The cards he has not seen are dealt at random to the face-down table and to the other
+    players' unseen cards, respecting what is public: a player's unseen cards hold no joker (a
+    joker only reaches a hand face up, G5) and at least ``not_suit[s]`` cards that are not of suit
+    s. Players are filled one at a time in random order with uniformly drawn allowed cards, the
+    table last; this is random but not exactly uniform over the consistent deals.
+    """
+    n = view.num_players
+    seen = set(view.hand) | set(view.fund)
+    for cards in view.face_up:
+        seen.update(cards)
+    unseen = [c for c in view.config.the_deck.cards if c not in seen]
+    for _ in range(tries):
+        pool = [unseen[i] for i in rng.permutation(len(unseen))]
+        hidden: dict[int, list[int]] = {}
+        for seat in rng.permutation(n):
+            seat = int(seat)
+            if seat == view.seat:
+                continue
+            need = view.hand_sizes[seat] - len(view.face_up[seat])
+            caps = [need - view.not_suit[seat][t] for t in range(4)]  # most cards of suit t
+            taken: list[int] = []
+            rest: list[int] = []
+            for card in pool:
+                suit = _SUIT[card]
+                if len(taken) < need and suit >= 0 and caps[suit] > 0:
+                    caps[suit] -= 1
+                    taken.append(card)
+                else:
+                    rest.append(card)
+            if len(taken) < need:
+                break
+            hidden[seat] = taken
+            pool = rest
+        else:
+            if len(pool) != view.face_down:
+                raise ValueError("the view is inconsistent: unseen cards do not fill the places")
+            return _state_from_view(view, hidden, pool)
+    raise ValueError(f"no consistent deal found in {tries} tries")
+
+
+def _state_from_view(view: View, hidden: dict[int, list[int]], face_down: list[int]) -> State:
+    n = view.num_players
+    hands = [
+        list(view.hand) if s == view.seat else [*view.face_up[s], *hidden[s]] for s in range(n)
+    ]
+    fund = list(view.fund)
+    named = view.required_suit if fund and fund[-1] >= NUM_SUITED else -1
+    return State(
+        config=view.config,
+        hands=hands,
+        face_up=[set(f) for f in view.face_up],
+        not_suit=[list(c) for c in view.not_suit],
+        fund=fund,
+        named_suit=named,
+        face_down=face_down,
+        dealer=view.dealer,
+        to_act=view.to_act,
+        phase=view.phase,
+        last_turn=view.last_turn,
+        had_turn=list(view.had_turn),
+        out=list(view.out),
+        turns=view.turns,
+        last_picked=view.last_picked,
+        loser=view.loser,
+        caught_by_tail=view.caught_by_tail,
+        capped=view.capped,
+        match_years=list(view.match_years),
+        deals=view.deals,
     )
 
 
