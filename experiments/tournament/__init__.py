@@ -121,7 +121,7 @@ def _agent_names(game: str, names: list[str] | None, env_kwargs: dict[str, Any])
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="kiaule tournament",
-        description="Duplicate-deal tournament between registered agents, with paired 95%% CIs, "
+        description="Duplicate-deal tournament between registered agents, with paired 95% CIs, "
         "head-to-head, OpenSkill ratings and research metrics.",
     )
     parser.add_argument("game", choices=known_games())
@@ -131,7 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         help="registered agent names (<game>/<kind>, or just <kind>); default: every agent of "
         "the game that can play it",
     )
-    parser.add_argument("--games", type=int, default=1000, help="at least this many games")
+    parser.add_argument(
+        "--games", type=int, default=1000, help="at least this many games (whole deals)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None, help="default: all cores")
     parser.add_argument("--out", type=Path, default=None, help="results folder (resumable)")
