@@ -24,9 +24,8 @@ class KiauliaganysEnv(TurnBasedCardEnv):
     Players who are out stay in ``agents`` until the episode ends."""
 
     metadata: ClassVar[dict[str, Any]] = {**TurnBasedCardEnv.metadata, "name": "kiauliaganys_v0"}
-    #: reset options (§0 stacked decks). ``"options"`` is accepted and ignored, as in Pig:
-    #: PettingZoo's API test probes ``reset(options={"options": 1})``.
-    option_keys = frozenset({"deck", "decks", "options"})
+    #: reset options (§0 stacked decks; the base ignores api_test's ``{"options": 1}`` probe)
+    option_keys = frozenset({"deck", "decks"})
 
     def __init__(
         self,
