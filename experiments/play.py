@@ -54,9 +54,14 @@ class HumanAgent:
     """An agent that asks a person at the terminal."""
 
     def __init__(
-        self, table: Callable[[str], str], ask: Callable[[str], str], say: Callable[[str], None]
+        self,
+        table: Callable[[str], str],
+        ask: Callable[[str], str],
+        say: Callable[[str], None],
+        auto_forced: bool = False,
     ):
         self.name = "human"
+        self.auto_forced = auto_forced
         self.table, self.ask, self.say = table, ask, say
 
     def reset(self) -> None:
@@ -65,9 +70,10 @@ class HumanAgent:
     def act(self, decision: Decision) -> int:
         self.say(self.table(decision.agent))
         legal = decision.legal_moves
-        if len(legal) == 1:
-            only = next(iter(legal.values()))
-            self.say(f"Your only move: {only}")
+        if len(legal) == 1 and self.auto_forced:
+            action, only = next(iter(legal.items()))
+            self.say(f"Your only move: {only} (played for you)")
+            return action
         self.say("Your moves:")
         for number, text in enumerate(legal.values(), start=1):
             self.say(f"  {number:>2}. {text}")
@@ -151,7 +157,8 @@ def play(
     if not 0 <= seat < num_players:
         raise SystemExit(f"--seat must be 0..{num_players - 1}")
     seats: dict[int, Any] = opponent_agents(game, seat, num_players, opponents, seed or 0)
-    seats[seat] = HumanAgent(_table_renderer(env), ask, say)
+    # Elgeta has no decisions: its only move is played for the human (a notice shows it).
+    seats[seat] = HumanAgent(_table_renderer(env), ask, say, auto_forced=game == "elgeta")
     lineup = [seats[s] for s in range(num_players)]
     say(
         f"You are {env.possible_agents[seat]}. Opponents: "
