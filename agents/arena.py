@@ -53,7 +53,7 @@ def play_aec(
         if record_moves:
             moves.append([agent_id, action, decision.legal_moves.get(action)])
         env.step(action)
-        for a, r in raw.rewards.items():
+        for a, r in env.rewards.items():
             totals[a] += r
     return EpisodeOutcome(totals, result, moves)
 
