@@ -161,3 +161,37 @@ def test_elgeta_has_no_decisions_so_duplicate_deals_give_every_agent_the_same(tm
         assert [s["beggar"] for s in m] == [
             int(f"player_{i}" in line["result"]["beggars"]) for i in range(2)
         ]
+
+
+@pytest.mark.parametrize(
+    ("game", "kwargs"),
+    [("kiauliaganys", {}), ("kiauliaganys", {"num_players": 3, "match_years": 6}),
+     ("elgeta", {"num_players": 2, "deck": "32"})],
+)  # fmt: skip
+def test_fast_play_equals_env_play(game, kwargs):
+    """The hooks loop of the tournament plays the same games as ``env()`` (RULES §0 decks)."""
+    import numpy as np
+
+    from agents import make
+    from agents.arena import play_aec
+    from experiments.tournament.play import play_aec_game
+
+    module = pytest.importorskip(f"kiaule_env.{game}_v0")
+    spec = get_spec(game)
+    names = [f"{game}/random", _second(game)]
+    for seed in range(3):
+        env = spec.build_env(kwargs)
+        seats = [names[i % 2] for i in range(len(env.possible_agents))]
+        options = spec.deal_options(env, kwargs, np.random.default_rng(seed))
+        fast = play_aec_game(
+            env, [make(n, seed=seed + i) for i, n in enumerate(seats)], seed, options,
+            record_moves=True,
+        )  # fmt: skip
+        ref_env = module.env(**kwargs)
+        ref = play_aec(
+            ref_env, [make(n, seed=seed + i) for i, n in enumerate(seats)], seed=seed,
+            options=options, record_moves=True,
+        )  # fmt: skip
+        assert fast.moves == ref.moves
+        assert fast.rewards == pytest.approx([ref.rewards[a] for a in ref_env.possible_agents])
+        assert fast.result == ref.result
