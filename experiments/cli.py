@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("experiments.demo", "play and render one game between random agents"),
     "bench": ("experiments.bench_envs", "measure environment speed"),
     "soak": ("experiments.soak", "long random-play invariant check"),
+    "agents": ("experiments.list_agents", "list the registered agents per game"),
     "play": ("experiments.play", "play a game in the terminal against agents"),
     "train": ("experiments.train", "train a MaskablePPO agent (self-play, team play)"),
     "tournament": ("experiments.tournament", "duplicate-deal tournament between agents"),

@@ -82,3 +82,14 @@ def test_cli_refuses_unknown_opponents_and_seats(capsys):
         play_mod.main(["kozel", "--opponents", "pig/random"])
     with pytest.raises(SystemExit, match=r"--seat must be 0\.\.3"):
         play_mod.main(["kozel", "--seat", "7"])
+
+
+def test_kiaule_agents_lists_random_and_heuristic_for_every_game(capsys):
+    from experiments.cli import main
+
+    assert main(["agents"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4
+    for line in lines:
+        game = line.split(":")[0]
+        assert f"{game}/random" in line and f"{game}/heuristic" in line

@@ -1,0 +1,21 @@
+"""List the registered agents, per game: ``kiaule agents [game]``."""
+
+from __future__ import annotations
+
+import argparse
+
+import agents
+from experiments.games import GAMES
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kiaule agents", description=__doc__)
+    parser.add_argument("game", nargs="?", choices=list(GAMES))
+    args = parser.parse_args(argv)
+    for game in [args.game] if args.game else list(GAMES):
+        print(f"{game}: {' '.join(agents.list_agents(game))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
