@@ -30,6 +30,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from kiaule_env.core.layout import ObservationLayout
+from kiaule_env.core.options import check_max_cycles, check_option_keys, check_render_mode
 
 
 class TurnBasedCardEnv(AECEnv):
@@ -53,17 +54,8 @@ class TurnBasedCardEnv(AECEnv):
         max_cycles: int | None = None,
     ):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not supported; choose one of "
-                f"{self.metadata['render_modes']} or None"
-            )
-        if max_cycles is not None and (
-            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
-        ):
-            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
-        self.render_mode = render_mode
-        self.max_cycles = max_cycles
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        self.max_cycles = check_max_cycles(max_cycles)
         self.num_players = num_players
         self.layout = layout
         self.num_actions = num_actions
@@ -147,12 +139,6 @@ class TurnBasedCardEnv(AECEnv):
         self._refresh()
 
     def _check_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
-        from kiaule_env.core.options import check_option_keys
-
-        if isinstance(options, dict) and "options" in options:
-            # pettingzoo.test.api_test probes the signature with reset(options={"options": 1});
-            # that key is ignored, every other unknown key is refused.
-            options = {k: v for k, v in options.items() if k != "options"}
         return check_option_keys(options, self.option_keys)
 
     def _refresh(self) -> None:

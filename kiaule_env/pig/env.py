@@ -23,13 +23,13 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector
 
 from kiaule_env.cards import RANKS
-from kiaule_env.core.options import check_option_keys
+from kiaule_env.core.options import check_max_cycles, check_option_keys, check_render_mode
 from kiaule_env.pig import rules
 from kiaule_env.pig.encoding import PigActions, PigEncoder
 
-#: reset options (§0 stacked decks). ``"options"`` is accepted and ignored: PettingZoo's API tests
+#: reset options (§0 stacked decks); ``check_option_keys`` also ignores PettingZoo's API-test
 #: probe ``reset(options={"options": 1})``.
-OPTION_KEYS = frozenset({"deck", "decks", "options"})
+OPTION_KEYS = frozenset({"deck", "decks"})
 
 
 class PigParallelEnv(ParallelEnv):
@@ -65,18 +65,9 @@ class PigParallelEnv(ParallelEnv):
             max_passes=max_passes,
             max_race_steps=max_race_steps,
         )
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not supported; choose one of "
-                f"{self.metadata['render_modes']} or None"
-            )
-        if max_cycles is not None and (
-            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
-        ):
-            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         #: parallel steps after which the episode is truncated (``None``: off)
-        self.max_cycles = max_cycles
+        self.max_cycles = check_max_cycles(max_cycles)
         self.num_players = num_players
         self.encoder = PigEncoder(self.config)
         self.actions = PigActions(self.config)

@@ -63,3 +63,9 @@ def test_stacked_decks():
         stacked_decks({"deck": texts, "decks": [texts]}, deck, True)
     with pytest.raises(ValueError, match=r"options\['decks'\]\[1\]"):
         stacked_decks({"decks": [texts, texts[:-1]]}, deck, True)
+
+
+def test_option_keys_ignore_only_pettingzoos_api_probe():
+    assert check_option_keys({"options": 1, "deck": []}, {"deck"}) == {"deck": []}
+    with pytest.raises(ValueError, match="accepts 'deck'"):
+        check_option_keys({"decks": []}, {"deck"})
