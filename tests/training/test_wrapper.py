@@ -147,3 +147,12 @@ def test_bad_reset_options_and_seat_are_refused():
         env.reset(seed=0, options={"deck": []})
     with pytest.raises(ValueError, match="unknown game"):
         LearnerEnv("chess")
+
+
+def test_learner_illegal_action_raises_naming_the_legal_moves():
+    require_env("kozel")
+    env = LearnerEnv("kozel", pool=OpponentPool("kozel", {"random": 1.0}))
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(ValueError, match="legal moves"):
+        env.step(illegal)
