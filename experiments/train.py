@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import copy
 import json
+import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -197,7 +198,9 @@ def eval_opponent(config: dict[str, Any]) -> str:
     return name
 
 
-def model_metadata(config: dict[str, Any], vec_env, model) -> dict[str, Any]:
+def model_metadata(
+    config: dict[str, Any], vec_env, model, command: str | None = None
+) -> dict[str, Any]:
     env0 = vec_env.get_attr("num_players", indices=[0])[0]
     return {
         "game": config["game"],
@@ -211,9 +214,7 @@ def model_metadata(config: dict[str, Any], vec_env, model) -> dict[str, Any]:
         "timesteps": int(model.num_timesteps),
         "seed": config["seed"],
         "config": config,
-        "command": " ".join(["kiaule", "train", *sys.argv[1:]])
-        if sys.argv and sys.argv[0].endswith(("kiaule", "cli.py"))
-        else " ".join(["python -m experiments.train", *sys.argv[1:]]),
+        "command": command or "experiments.train.train(config) (called from Python)",
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
@@ -263,8 +264,12 @@ def train(
     resume: str | Path | None = None,
     progress: bool = True,
     export: str | Path | None = None,
+    command: str | None = None,
 ) -> TrainResult:
-    """Run (or resume) one training run described by a resolved ``config``."""
+    """Run (or resume) one training run described by a resolved ``config``.
+
+    ``command`` (the command line that started the run) is recorded in every saved model.
+    """
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
@@ -305,7 +310,7 @@ def train(
 
     def save_model(path: Path) -> None:
         model.save(path)
-        write_metadata(path, model_metadata(config, vec_env, model))
+        write_metadata(path, model_metadata(config, vec_env, model, command))
 
     def save_checkpoint(step: int) -> Path:
         path = out / "checkpoints" / f"step_{step}.zip"
@@ -516,7 +521,16 @@ def main(argv: list[str] | None = None) -> int:
 
         source = read_metadata(args.resume)["config"]
     config = resolve_config(source, overrides)
-    result = train(config, resume=args.resume, progress=not args.no_progress, export=args.export)
+    command = shlex.join(
+        ["python", "-m", "experiments.train", *(sys.argv[1:] if argv is None else argv)]
+    )
+    result = train(
+        config,
+        resume=args.resume,
+        progress=not args.no_progress,
+        export=args.export,
+        command=command,
+    )
     stats = result.stats
     print(
         f"trained {config['game']} to {result.timesteps} steps: {stats['steps_per_second']} "
