@@ -101,13 +101,16 @@ def random_aec_game(
     rng: np.random.Generator,
     seed: int | None = None,
     after_step: Callable[[AECEnv], None] | None = None,
+    options: dict[str, Any] | None = None,
+    totals: dict[str, float] | None = None,
 ) -> int:
     """Play one episode with uniformly random legal actions; return the number of decisions.
 
     Goes through the public AEC loop (agent_iter / last / step), so observation and mask are
-    computed every step, as a learner would see them.
+    computed every step, as a learner would see them. ``totals`` (agent -> float), if given,
+    accumulates every agent's rewards over the episode.
     """
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=options)
     steps = 0
     for _agent in env.agent_iter():
         obs, _, terminated, truncated, _ = env.last()
@@ -117,6 +120,9 @@ def random_aec_game(
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
         steps += 1
+        if totals is not None:
+            for a, r in env.rewards.items():
+                totals[a] += r
         if after_step is not None:
             after_step(env)
     return steps

@@ -32,14 +32,10 @@ def soak_aec(entry, games: int, seed: int, progress: bool = True) -> int:
         index = g % len(configs)
         env, game_seed = envs[index], seed + g
         totals = dict.fromkeys(env.possible_agents, 0.0)
-
-        def check(e, totals=totals):
-            e.check_invariants()
-            for a, r in e.rewards.items():
-                totals[a] += r
-
         try:
-            random_aec_game(env, rng, seed=game_seed, after_step=check)
+            random_aec_game(
+                env, rng, seed=game_seed, after_step=lambda e: e.check_invariants(), totals=totals
+            )
             total = sum(totals.values())
             assert abs(total) < 1e-9, f"rewards sum to {total}, not zero"
         except Exception as exc:  # report and keep going: one run shows every failing seed

@@ -12,6 +12,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import kiaule_env
+from experiments.games import random_aec_game
 from kiaule_env import kozel_v0
 from kiaule_env.cards import CARD_SYMBOLS, CARD_TEXTS, parse_card
 from kiaule_env.core.records import GameRecord, play_recorded, replay
@@ -35,19 +36,8 @@ IDS = [",".join(f"{k}={v}" for k, v in c.items()) or "default" for c in CONFIGS]
 
 def random_game(env, rng, seed, options=None, after_step=None):
     """Play one episode of random legal moves; return the summed rewards per agent."""
-    env.reset(seed=seed, options=options)
     totals = dict.fromkeys(env.possible_agents, 0.0)
-    for _agent in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(len(legal))]))
-        for a, r in env.rewards.items():
-            totals[a] += r
-        if after_step is not None:
-            after_step(env)
+    random_aec_game(env, rng, seed, after_step=after_step, options=options, totals=totals)
     return totals
 
 
