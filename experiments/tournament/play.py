@@ -106,23 +106,19 @@ class LazyMoves(Mapping[int, str]):
         return repr(dict(self.items()))
 
 
-class HookDecision(Decision):
+class HookDecision(LazyDecision):
     """The decision of the seat to act on the shared AEC base, built from the game's hooks.
 
     ``observation`` is the game's ``_encode(seat)`` (what ``observe`` returns), ``action_mask``
-    is made from the legal actions, ``view`` is ``env.view(agent)``, ``legal_moves`` a
-    :class:`LazyMoves` over ``_move_text``; each only when first read.
+    is made from the legal actions, ``view`` is ``env.view(agent)`` (as in :class:`LazyDecision`),
+    ``legal_moves`` a :class:`LazyMoves` over ``_move_text``; each only when first read.
     """
 
     def __init__(self, env: Any, agent: str, seat: int, legal: Sequence[int]):
-        self.agent = agent
-        self._env = env
+        super().__init__(env, agent)
         self._seat = seat
         self._legal = legal
-        self._obs: Any = _UNSET
         self._mask: Any = _UNSET
-        self._view: Any = _UNSET
-        self._moves: Any = _UNSET
 
     @property
     def observation(self) -> np.ndarray:  # type: ignore[override]
@@ -137,12 +133,6 @@ class HookDecision(Decision):
             mask[list(self._legal)] = 1
             self._mask = mask
         return self._mask
-
-    @property
-    def view(self) -> Any:  # type: ignore[override]
-        if self._view is _UNSET:
-            self._view = self._env.view(self.agent)
-        return self._view
 
     @property
     def legal_moves(self) -> dict[int, str]:  # type: ignore[override]
