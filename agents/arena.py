@@ -1,8 +1,9 @@
-"""Play episodes between agents through the public env API (AEC or parallel).
+"""Play episodes between agents (AEC or parallel): a thin face on the one play loop.
 
-``play_aec`` is the loop everything that pits agents against each other uses: tests of the
-rule-based agents, tournaments, evaluation of learned agents. Each seat is played by the agent
-given for it; agents see only :class:`~agents.base.Decision` s.
+``play_aec`` and ``play_parallel`` are :func:`kiaule_env.core.play.play_episode` with the
+outcome keyed by agent id, as tests of the rule-based agents and evaluations of learned agents
+like to read it. Each seat is played by the agent given for it; agents see only
+:class:`~agents.base.Decision` s.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.base import Agent, Decision, decision_from_env
+from agents.base import Agent, Decision
+from kiaule_env.core.play import play_episode
 
 
 @dataclass
@@ -31,66 +33,33 @@ def play_aec(
     record_moves: bool = False,
     on_decision: Callable[[Decision, int], None] | None = None,
 ) -> EpisodeOutcome:
-    """Play one episode of an AEC env; ``seats[i]`` plays ``player_i``."""
-    env.reset(seed=seed, options=dict(options) if options else None)
-    for agent in seats:
-        agent.reset()
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    result = None
-    moves: list[list[Any]] = []
-    raw = env.unwrapped
-    for agent_id in env.agent_iter():
-        obs, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            if result is None and "result" in info:
-                result = info["result"]
-            env.step(None)
-            continue
-        decision = decision_from_env(env, agent_id, obs)
-        action = int(seats[raw.agent_name_mapping[agent_id]].act(decision))
-        if on_decision is not None:
-            on_decision(decision, action)
-        if record_moves:
-            moves.append([agent_id, action, decision.legal_moves.get(action)])
-        env.step(action)
-        for a, r in env.rewards.items():
-            totals[a] += r
-    return EpisodeOutcome(totals, result, moves)
+    """Play one episode of an env (AEC, wrapped or raw, or parallel); ``seats[i]`` plays
+    ``player_i``. ``on_decision(decision, action)`` sees every decision (checks, commentary)."""
+    if on_decision is not None:
+        seats = [_Watched(agent, on_decision) for agent in seats]
+    episode = play_episode(env, seats, seed, options, record=record_moves)
+    names = env.possible_agents
+    return EpisodeOutcome(
+        dict(zip(names, episode.rewards, strict=True)), episode.result, episode.moves
+    )
 
 
-def play_parallel(
-    env: Any,
-    seats: Sequence[Agent],
-    seed: int | None = None,
-    options: Mapping[str, Any] | None = None,
-    record_moves: bool = False,
-) -> EpisodeOutcome:
-    """Play one episode of a ParallelEnv; ``seats[i]`` plays ``player_i``."""
-    observations, infos = env.reset(seed=seed, options=dict(options) if options else None)
-    for agent in seats:
-        agent.reset()
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    result = None
-    moves: list[list[Any]] = []
-    index = {a: i for i, a in enumerate(env.possible_agents)}
-    while env.agents:
-        actions = {}
-        for agent_id in env.agents:
-            obs = observations[agent_id]
-            decision = Decision(
-                agent=agent_id,
-                observation=obs["observation"],
-                action_mask=obs["action_mask"],
-                view=env.view(agent_id),
-                legal_moves=env.legal_moves(agent_id),
-            )
-            actions[agent_id] = int(seats[index[agent_id]].act(decision))
-            if record_moves:
-                moves.append([agent_id, actions[agent_id], decision.legal_moves[actions[agent_id]]])
-        observations, rewards, _, _, infos = env.step(actions)
-        for a, r in rewards.items():
-            totals[a] += r
-        for info in infos.values():
-            if "result" in info:
-                result = info["result"]
-    return EpisodeOutcome(totals, result, moves)
+#: the same loop serves ParallelEnvs (Pig): the name is kept for readers of either API
+play_parallel = play_aec
+
+
+class _Watched:
+    """An agent whose every decision and answer is shown to a callback."""
+
+    def __init__(self, agent: Agent, on_decision: Callable[[Decision, int], None]):
+        self.agent = agent
+        self.name = agent.name
+        self.on_decision = on_decision
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, decision: Decision) -> int:
+        action = self.agent.act(decision)
+        self.on_decision(decision, action)
+        return action

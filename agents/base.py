@@ -2,26 +2,19 @@
 
 An agent answers one question: given a :class:`Decision` (agent id, encoded observation and mask,
 the player's view, legal moves with their texts), which action? Agents never read hidden state:
-a decision carries only what the acting player may know (DESIGN.md).
+a decision carries only what the acting player may know (``docs/ARCHITECTURE.md``). The
+:class:`Decision` type belongs to the play loop (:mod:`kiaule_env.core.play`), which makes them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from kiaule_env.core.play import Decision
 
-@dataclass
-class Decision:
-    """Everything an agent may use to choose a move."""
-
-    agent: str
-    observation: np.ndarray
-    action_mask: np.ndarray
-    view: Any
-    legal_moves: dict[int, str]
+__all__ = ["Agent", "Decision", "decision_from_env"]
 
 
 @runtime_checkable

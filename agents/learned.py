@@ -25,17 +25,22 @@ from typing import Any
 from agents.registry import register
 from agents.training.model_io import check_compatible, load_policy_arrays, read_metadata
 from agents.training.policy import NumpyPolicy, PolicyAgent
+from kiaule_env import GAMES, game_of_env
 
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
-GAMES = ("kozel", "kiauliaganys", "pig", "elgeta")
-#: the pretrained zoo: (game, num_players) -> model file under agents/zoo/
-ZOO: dict[tuple[str, int], str] = {
-    ("kozel", 4): "kozel.zip",
-    ("kiauliaganys", 4): "kiauliaganys_4p.zip",
-    ("pig", 4): "pig_4p.zip",
-}
-#: player count a game's zoo name means when none is given
-DEFAULT_PLAYERS = {"kozel": 4, "kiauliaganys": 4, "pig": 4, "elgeta": 4}
+
+
+def zoo_models(game: str) -> dict[int, str]:
+    """The zoo's model files of ``game`` by player count, found by convention under
+    ``agents/zoo/``: ``<game>_<n>p.zip``, or ``<game>.zip`` for the game's default count."""
+    found: dict[int, str] = {}
+    if (ZOO_DIR / f"{game}.zip").is_file():
+        found[GAMES[game].default_players] = f"{game}.zip"
+    for path in ZOO_DIR.glob(f"{game}_*p.zip"):
+        count = path.stem.removeprefix(f"{game}_").removesuffix("p")
+        if count.isdigit():
+            found[int(count)] = path.name
+    return found
 
 
 class LearnedAgent(PolicyAgent):
@@ -63,8 +68,8 @@ class LearnedAgent(PolicyAgent):
     def check_env(self, env: Any) -> None:
         """Refuse an env (AEC, raw or parallel) of another game, player count or encoding."""
         raw = getattr(env, "unwrapped", env)
-        module = type(raw).__module__.split(".")
-        game = module[1] if len(module) > 1 and module[0] == "kiaule_env" else None
+        played = game_of_env(env)
+        game = played.name if played is not None else None
         first = raw.possible_agents[0]
         check_compatible(
             self.meta,
@@ -78,9 +83,10 @@ class LearnedAgent(PolicyAgent):
 
 def zoo_path(game: str, num_players: int | None = None) -> Path:
     """The zoo model file of ``game`` for ``num_players``; ``ValueError`` if there is none."""
-    n = DEFAULT_PLAYERS.get(game, 4) if num_players is None else num_players
-    name = ZOO.get((game, n))
-    have = sorted(f"num_players={p}" for g, p in ZOO if g == game)
+    n = GAMES[game].default_players if num_players is None else num_players
+    models = zoo_models(game)
+    name = models.get(n)
+    have = [f"num_players={p}" for p in sorted(models)]
     if name is None:
         raise ValueError(
             f"the zoo has no {game} model for num_players={n}"

@@ -6,6 +6,7 @@ import numpy as np
 
 from agents.base import Decision
 from agents.registry import register
+from kiaule_env import GAMES
 
 
 class RandomAgent:
@@ -26,5 +27,5 @@ class RandomAgent:
         return int(legal[self.rng.integers(len(legal))])
 
 
-for _game in ("kozel", "kiauliaganys", "pig", "elgeta"):
+for _game in GAMES:
     register(f"{_game}/random", lambda seed=0, _g=_game: RandomAgent(_g, seed))

@@ -9,16 +9,15 @@ from typing import Any
 from agents.base import Agent
 
 _FACTORIES: dict[str, Callable[..., Agent]] = {}
-#: modules that register agents on import (one per game, plus learned agents)
-_PROVIDERS: tuple[str, ...] = (
-    "agents.random_agent",
-    "agents.kozel",
-    "agents.kiauliaganys",
-    "agents.pig",
-    "agents.elgeta",
-    "agents.learned",
-)
 _loaded = False
+
+
+def _providers() -> list[str]:
+    """Modules that register agents on import: random agents, each game's own module by
+    convention (``agents/<game>.py``, the rule-based agent), and the learned agents."""
+    from kiaule_env import GAMES
+
+    return ["agents.random_agent", *(f"agents.{name}" for name in GAMES), "agents.learned"]
 
 
 def register(name: str, factory: Callable[..., Agent]) -> None:
@@ -33,7 +32,7 @@ def _load_providers() -> None:
     if _loaded:
         return
     _loaded = True
-    for module in _PROVIDERS:
+    for module in _providers():
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -1,7 +1,8 @@
 """Environment speed benchmark: random play through the public env API, in one run.
 
 For every game: uniformly random legal moves through ``<game>_v0.env()`` with ``agent_iter`` /
-``last`` / ``step`` (observation and mask computed every step, as a learner would see them), in
+``last`` / ``step`` (the play loop's public-API driver, ``play_episode(..., api=True)``:
+observation and mask computed every step, as a learner would see them), in
 agent-steps/s and games/s; Pig through its ``parallel_env`` (one agent-step = one agent's action
 in a parallel step). Where PettingZoo's ``texas_holdem_v4`` is installed (``rlcard``), the same
 AEC loop runs on it in the same process and each game's ratio to it is printed, so the comparison
@@ -16,9 +17,9 @@ import argparse
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
-from experiments.games import GAMES, random_aec_game
+from agents.random_agent import RandomAgent
+from kiaule_env import GAMES
+from kiaule_env.core.play import play_episode
 
 
 @dataclass
@@ -37,31 +38,14 @@ class BenchResult:
         return self.games / self.seconds
 
 
-def bench_aec(name: str, make_env, seconds: float, seed: int = 0) -> BenchResult:
+def bench(name: str, make_env, seconds: float, seed: int = 0) -> BenchResult:
+    """Random games on ``make_env()`` through the public API for ``seconds``."""
     env = make_env()
-    rng = np.random.default_rng(seed)
+    players = [RandomAgent(name, seed)] * len(env.possible_agents)
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        steps += random_aec_game(env, rng, seed=seed + games)
-        games += 1
-    return BenchResult(name, steps, games, time.perf_counter() - start)
-
-
-def bench_parallel(name: str, make_env, seconds: float, seed: int = 0) -> BenchResult:
-    env = make_env()
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        obs, _ = env.reset(seed=seed + games)
-        while env.agents:
-            actions = {}
-            for a in env.agents:
-                legal = np.flatnonzero(obs[a]["action_mask"])
-                actions[a] = int(legal[rng.integers(len(legal))])
-            steps += len(actions)
-            obs, *_ = env.step(actions)
+        steps += play_episode(env, players, seed=seed + games, api=True).steps
         games += 1
     return BenchResult(name, steps, games, time.perf_counter() - start)
 
@@ -81,21 +65,14 @@ def run(games: list[str], seconds: float) -> list[BenchResult]:
     results = []
     reference = holdem_factory()
     if reference is not None:
-        results.append(bench_aec("texas_holdem_v4", reference, seconds))
+        results.append(bench("texas_holdem_v4", reference, seconds))
     for name in games:
-        entry = GAMES[name]
-        module = entry.load()
-        label = f"{name} {entry.bench_kwargs}" if entry.bench_kwargs else name
-        if entry.parallel:
-            results.append(
-                bench_parallel(
-                    label, lambda m=module, e=entry: m.parallel_env(**e.bench_kwargs), seconds
-                )
-            )
-        else:
-            results.append(
-                bench_aec(label, lambda m=module, e=entry: m.env(**e.bench_kwargs), seconds)
-            )
+        game = GAMES[name]
+        options = dict(game.bench_options)
+        label = f"{name} {options}" if options else name
+        module = game.load()
+        make = module.parallel_env if game.parallel else module.env
+        results.append(bench(label, lambda m=make, o=options: m(**o), seconds))
     return results
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kiaule_env import GAMES
 from experiments.tournament import TournamentConfig, run_tournament, usable_agents
 from experiments.tournament.report import (
     LEADERBOARD_HEADER,
@@ -49,21 +50,9 @@ class SuiteEntry:
     note: str = ""
 
 
-SUITE: tuple[SuiteEntry, ...] = (
-    SuiteEntry(
-        "kozel", 16000, {}, "2 v 2, one agent per team (K1); single games (K15 loss points)"
-    ),
-    SuiteEntry(
-        "kiauliaganys", 6000, {}, "4 players, 52 cards; reward −1 swineherd, +1/3 others (G12)"
-    ),
-    SuiteEntry("pig", 4000, {}, "4 players, one round; reward −1 pig, +1/3 others (P9)"),
-    SuiteEntry(
-        "elgeta",
-        400,
-        {},
-        "4 players; no decisions (E3: the only move is `play`), so every agent must score "
-        "exactly the same — a check of the duplicate-deal fairness",
-    ),
+#: every game of the suite, with the size and note its descriptor gives
+SUITE: tuple[SuiteEntry, ...] = tuple(
+    SuiteEntry(game.name, game.benchmark_games, {}, game.benchmark_note) for game in GAMES.values()
 )
 
 #: games of the Kozel throughput measurement

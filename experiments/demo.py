@@ -4,47 +4,32 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
+from agents.random_agent import RandomAgent
+from kiaule_env import GAMES
+from kiaule_env.core.play import play_episode
 
-from experiments.games import GAMES, get_game
+
+class _Printer:
+    """Step observer that prints every move and the table after it."""
+
+    def start(self, env) -> None:
+        self.env = env
+        print(env.render())
+
+    def before(self, env, seats, actions) -> None:
+        engine, state = env.engine, env.game_state
+        texts = [engine.action_text(state, s, a) for s, a in zip(seats, actions, strict=True)]
+        print("moves: " + ", ".join(f"player_{s}: {t}" for s, t in zip(seats, texts, strict=True)))
+
+    def after(self, env, seats, actions, info) -> None:
+        print(env.render())
 
 
 def run(game: str, seed: int = 0) -> None:
-    entry = get_game(game)
-    module = entry.load()
-    rng = np.random.default_rng(seed)
-    if entry.parallel:
-        env = module.parallel_env(render_mode="ansi")
-        obs, _ = env.reset(seed=seed)
-        print(env.render())
-        while env.agents:
-            actions = {}
-            for a in env.agents:
-                legal = np.flatnonzero(obs[a]["action_mask"])
-                actions[a] = int(legal[rng.integers(len(legal))])
-            texts = {a: env.unwrapped.legal_moves(a)[act] for a, act in actions.items()}
-            print("moves: " + ", ".join(f"{a}: {t}" for a, t in texts.items()))
-            obs, _, _, _, infos = env.step(actions)
-            print(env.render())
-        result = next(iter(infos.values()), {}).get("result")
-        print(f"result: {result}")
-        return
-    env = module.env(render_mode="ansi")
-    env.reset(seed=seed)
-    print(env.render())
-    result = None
-    for agent in env.agent_iter():
-        obs, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            result = info.get("result", result)
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        action = int(legal[rng.integers(len(legal))])
-        print(f"{agent}: {env.unwrapped.legal_moves(agent)[action]}")
-        env.step(action)
-        print(env.render())
-    print(f"result: {result}")
+    env = GAMES[game].native_env(render_mode="ansi")
+    players = [RandomAgent(game, seed)] * len(env.possible_agents)
+    episode = play_episode(env, players, seed=seed, observer=_Printer())
+    print(f"result: {episode.result}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,7 @@ import argparse
 import re
 from pathlib import Path
 
-from experiments.games import GAMES
+from kiaule_env import GAMES
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BLOCK = re.compile(

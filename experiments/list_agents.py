@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import agents
-from experiments.games import GAMES
+from kiaule_env import GAMES
 
 
 def main(argv: list[str] | None = None) -> int:

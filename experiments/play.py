@@ -17,7 +17,7 @@ from typing import Any
 
 import agents as agent_registry
 from agents.base import Decision, decision_from_env
-from experiments.games import GAMES, get_game
+from kiaule_env import GAMES
 
 
 class QuitGame(Exception):
@@ -149,10 +149,9 @@ def play(
     say: Callable[[str], None] = print,
 ) -> dict[str, Any] | None:
     """Play one episode with a human at ``seat``; returns the env's ``result``."""
-    entry = get_game(game)
-    module = entry.load()
+    entry = GAMES[game]
     kwargs = {"render_mode": "ansi", **(env_kwargs or {})}
-    env = module.parallel_env(**kwargs) if entry.parallel else module.raw_env(**kwargs)
+    env = entry.native_env(**kwargs)
     num_players = len(env.possible_agents)
     if not 0 <= seat < num_players:
         raise SystemExit(f"--seat must be 0..{num_players - 1}")

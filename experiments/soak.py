@@ -12,75 +12,55 @@ import argparse
 import sys
 import time
 
-import numpy as np
+from agents.random_agent import RandomAgent
+from kiaule_env import GAMES
+from kiaule_env.core.game import GameDescriptor
+from kiaule_env.core.play import play_episode
 
-from experiments.games import GAMES, get_game, random_aec_game
+
+class _CheckInvariants:
+    """Step observer that audits the engine state after every step."""
+
+    def start(self, env) -> None:
+        self.engine = env.engine
+
+    def before(self, env, seats, actions) -> None:
+        pass
+
+    def after(self, env, seats, actions, info) -> None:
+        self.engine.check_invariants(env.game_state)
 
 
-def soak_aec(entry, games: int, seed: int, progress: bool = True) -> int:
-    module = entry.load()
+def soak(game: GameDescriptor, games: int, seed: int, progress: bool = True) -> int:
+    """Play ``games`` seeded random games cycling through the game's option variants; return
+    the number of violations (each printed with the seed and configuration)."""
     failures = 0
-    configs = entry.soak_configs
+    configs = game.variants
     iterator = range(games)
     if progress:
         from tqdm import tqdm
 
-        iterator = tqdm(iterator, desc=f"soak {entry.name}", unit="game", mininterval=1.0)
-    envs = [module.raw_env(**cfg) for cfg in configs]
-    rng = np.random.default_rng(seed)
+        iterator = tqdm(iterator, desc=f"soak {game.name}", unit="game", mininterval=1.0)
+    envs = [game.native_env(**cfg) for cfg in configs]
+    check = _CheckInvariants()
     for g in iterator:
         index = g % len(configs)
         env, game_seed = envs[index], seed + g
-        totals = dict.fromkeys(env.possible_agents, 0.0)
+        players = [RandomAgent(game.name, seed=game_seed)] * len(env.possible_agents)
         try:
-            random_aec_game(
-                env, rng, seed=game_seed, after_step=lambda e: e.check_invariants(), totals=totals
-            )
-            total = sum(totals.values())
-            assert abs(total) < 1e-9, f"rewards sum to {total}, not zero"
+            episode = play_episode(env, players, seed=game_seed, observer=check)
+            total = sum(episode.rewards)
+            if abs(total) >= 1e-9:
+                raise AssertionError(f"rewards sum to {total}, not zero")
         except Exception as exc:  # report and keep going: one run shows every failing seed
             failures += 1
             print(f"VIOLATION game seed={game_seed} config={configs[index]}: {exc!r}")
     return failures
 
 
-def soak_parallel(entry, games: int, seed: int, progress: bool = True) -> int:
-    module = entry.load()
-    failures = 0
-    configs = entry.soak_configs
-    iterator = range(games)
-    if progress:
-        from tqdm import tqdm
-
-        iterator = tqdm(iterator, desc=f"soak {entry.name}", unit="game", mininterval=1.0)
-    rng = np.random.default_rng(seed)
-    envs = [module.parallel_env(**cfg) for cfg in configs]
-    for g in iterator:
-        index = g % len(configs)
-        env, game_seed = envs[index], seed + g
-        try:
-            obs, _ = env.reset(seed=game_seed)
-            total = 0.0
-            while env.agents:
-                actions = {}
-                for a in env.agents:
-                    legal = np.flatnonzero(obs[a]["action_mask"])
-                    actions[a] = int(legal[rng.integers(len(legal))])
-                obs, rewards, _, _, _ = env.step(actions)
-                total += sum(rewards.values())
-                env.check_invariants()
-            assert abs(total) < 1e-9, f"rewards sum to {total}, not zero"
-        except Exception as exc:
-            failures += 1
-            print(f"VIOLATION game seed={game_seed} config={configs[index]}: {exc!r}")
-    return failures
-
-
 def run(game: str, games: int, seed: int, progress: bool = True) -> int:
-    entry = get_game(game)
     start = time.perf_counter()
-    soak = soak_parallel if entry.parallel else soak_aec
-    failures = soak(entry, games, seed, progress)
+    failures = soak(GAMES[game], games, seed, progress)
     elapsed = time.perf_counter() - start
     print(
         f"{game}: {games} games in {elapsed:.1f}s ({games / elapsed:.0f} games/s), "

@@ -126,9 +126,9 @@ def resolve_config(source: str | dict[str, Any] | None, overrides: dict | None =
     unknown = set(config) - set(DEFAULTS)
     if unknown:
         raise ValueError(f"unknown config key(s) {sorted(unknown)}; known: {sorted(DEFAULTS)}")
-    from agents.training.spec import get_spec
+    from kiaule_env import get_game
 
-    get_spec(config["game"] or "")  # a clear error for a missing or unknown game
+    get_game(config["game"] or "")  # a clear error for a missing or unknown game
     if config["output"] is None:
         config["output"] = f"runs/{config['game']}"
     if config["vec_env"] not in ("dummy", "subproc"):

@@ -9,22 +9,64 @@ and the versioned modules work in PettingZoo's module style::
 
     from kiaule_env import kozel_v0
     env = kozel_v0.env(render_mode="ansi")
+
+:data:`GAMES` maps each game's name to its :class:`~kiaule_env.core.game.GameDescriptor`, in a
+fixed order; every tool derives what it knows about a game from it (``docs/ARCHITECTURE.md``).
 """
 
 from __future__ import annotations
 
 from pettingzoo import register
 
+from kiaule_env.core.game import GameDescriptor, game_from_module
+
 __version__ = "0.1.0"
 
-#: env id -> versioned module, for every game of the suite.
-ENV_MODULES: dict[str, str] = {
-    "kiaule/kozel-v0": "kiaule_env.kozel_v0",
-    "kiaule/kiauliaganys-v0": "kiaule_env.kiauliaganys_v0",
-    "kiaule/pig-v0": "kiaule_env.pig_v0",
-    "kiaule/elgeta-v0": "kiaule_env.elgeta_v0",
-}
+#: The one list of games: each module declares ``GAME = GameDescriptor(...)``.
+GAME_MODULES: tuple[str, ...] = (
+    "kiaule_env.kozel_v0",
+    "kiaule_env.kiauliaganys_v0",
+    "kiaule_env.pig_v0",
+    "kiaule_env.elgeta_v0",
+)
 
-for _env_id, _module in ENV_MODULES.items():
-    register("aec", _env_id, f"{_module}:env")
-register("parallel", "kiaule/pig-v0", "kiaule_env.pig_v0:parallel_env")
+#: game name -> descriptor, in the order of :data:`GAME_MODULES`
+GAMES: dict[str, GameDescriptor] = {game.name: game for game in map(game_from_module, GAME_MODULES)}
+
+#: env id -> versioned module, for every game of the suite.
+ENV_MODULES: dict[str, str] = {game.env_id: game.module for game in GAMES.values()}
+
+
+def get_game(name: str) -> GameDescriptor:
+    """The descriptor of ``name``; a ``ValueError`` naming the known games otherwise."""
+    game = GAMES.get(name) if isinstance(name, str) else None
+    if game is None:
+        raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
+    return game
+
+
+def game_of_env_id(env_id: str) -> GameDescriptor:
+    """The descriptor whose env id is ``env_id``; a ``ValueError`` naming the known ids."""
+    for game in GAMES.values():
+        if game.env_id == env_id:
+            return game
+    raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(ENV_MODULES)}")
+
+
+def game_of_env(env: object) -> GameDescriptor | None:
+    """The descriptor of the game ``env`` plays (any API, wrapped or not), or None."""
+    from kiaule_env.core.play import suite_env
+
+    raw = suite_env(env)
+    if raw is None:
+        return None
+    for game in GAMES.values():
+        if isinstance(raw.engine, game.engine_class()):
+            return game
+    return None
+
+
+for _game in GAMES.values():
+    register("aec", _game.env_id, f"{_game.module}:env")
+    if _game.parallel:
+        register("parallel", _game.env_id, f"{_game.module}:parallel_env")

@@ -119,9 +119,44 @@ from __future__ import annotations
 from typing import Any
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.elgeta.encoding import actions_markdown, build_layout
+from kiaule_env.core.game import GameDescriptor
 from kiaule_env.elgeta.env import ElgetaEnv
-from kiaule_env.elgeta.rules import Config
+
+GAME = GameDescriptor(
+    name="elgeta",
+    env_id="kiaule/elgeta-v0",
+    version=0,
+    module=__name__,
+    engine="kiaule_env.elgeta.engine:Engine",
+    api="aec",
+    player_counts=(2, 3, 4),
+    decks=("32", "36", "52"),
+    teams=None,
+    has_decisions=False,
+    reward_range=(-1.0, 1.0),  # E9: the winner +1, the others −1/(n−1)
+    default_options={
+        "num_players": 4,
+        "deck": "52",
+        "max_tricks": 10_000,
+        "stop_on_all_aces": False,
+    },
+    longest_game="max_tricks tricks (E8 cap, default 10,000); a repeated position ends it (E8)",
+    summary="War-like: no decisions after the deal, the highest card takes the trick",
+    variants=(
+        {"num_players": 2, "deck": "32"},
+        {"num_players": 3, "deck": "36"},
+        {"num_players": 4, "deck": "52"},
+        {"num_players": 2, "deck": "52", "stop_on_all_aces": True},
+        {"num_players": 3, "deck": "32", "max_tricks": 60},
+        {"num_players": 4, "deck": "32"},
+    ),
+    bench_options={"num_players": 4, "deck": "52"},
+    benchmark_games=400,
+    benchmark_note=(
+        "4 players; no decisions (E3: the only move is `play`), so every agent must score "
+        "exactly the same — a check of the duplicate-deal fairness"
+    ),
+)
 
 raw_env = ElgetaEnv
 
@@ -133,18 +168,12 @@ def env(**kwargs: Any):
 
 def observation_table(**kwargs: Any) -> str:
     """The observation layout as Markdown for the game keywords ``kwargs`` (default config)."""
-    return build_layout(_config(kwargs)).markdown_table()
+    return GAME.observation_table(**kwargs)
 
 
 def action_table(**kwargs: Any) -> str:
     """The action table as Markdown (the same for every configuration)."""
-    _config(kwargs)
-    return actions_markdown()
+    return GAME.action_table(**kwargs)
 
 
-def _config(kwargs: dict[str, Any]) -> Config:
-    game = {k: v for k, v in kwargs.items() if k not in ("render_mode", "max_cycles")}
-    return Config(**game)
-
-
-__all__ = ["action_table", "env", "observation_table", "raw_env"]
+__all__ = ["GAME", "action_table", "env", "observation_table", "raw_env"]

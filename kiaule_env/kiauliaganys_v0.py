@@ -118,9 +118,46 @@ from __future__ import annotations
 from pettingzoo import AECEnv
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.kiauliaganys.encoding import ActionCodec, Encoder
+from kiaule_env.core.game import GameDescriptor
 from kiaule_env.kiauliaganys.env import KiauliaganysEnv
-from kiaule_env.kiauliaganys.rules import Config
+
+GAME = GameDescriptor(
+    name="kiauliaganys",
+    env_id="kiaule/kiauliaganys-v0",
+    version=0,
+    module=__name__,
+    engine="kiaule_env.kiauliaganys.engine:Engine",
+    api="aec",
+    player_counts=(2, 3, 4, 5, 6),
+    decks=("36", "52", "54"),
+    teams=None,
+    has_decisions=True,
+    reward_range=(-1.0, 1.0),  # G12: swineherd −1, the others +1/(n−1)
+    default_options={
+        "num_players": 4,
+        "deck": "52",
+        "pips": "points",
+        "max_turns": 1000,
+        "match_years": None,
+        "reward": "win_loss",
+        "must_play_from_hand": False,
+        "blind_drag_only_when_empty_hand": False,
+    },
+    longest_game="max_turns turns (G10, default 1000), each a match step and a drag step",
+    summary="shed cards by matching the required suit, then drag the suit the next must find",
+    variants=(
+        *({"num_players": n} for n in (2, 3, 4, 5, 6)),
+        {"num_players": 4, "deck": "54"},
+        {"num_players": 3, "deck": "36"},
+        {"num_players": 4, "must_play_from_hand": True},
+        {"num_players": 4, "match_years": 20},
+        {"num_players": 6, "deck": "54", "blind_drag_only_when_empty_hand": True},
+        {"num_players": 2, "deck": "36", "max_turns": 40, "pips": "face"},
+    ),
+    bench_options={"num_players": 4, "deck": "52"},
+    benchmark_games=6000,
+    benchmark_note="4 players, 52 cards; reward −1 swineherd, +1/3 others (G12)",
+)
 
 raw_env = KiauliaganysEnv
 
@@ -132,12 +169,12 @@ def env(**kwargs) -> AECEnv:
 
 def observation_table(**kwargs) -> str:
     """Markdown table of the observation layout for the given constructor keywords."""
-    return Encoder(Config(**kwargs)).layout.markdown_table()
+    return GAME.observation_table(**kwargs)
 
 
 def action_table(**kwargs) -> str:
     """Markdown table of the action indices for the given constructor keywords."""
-    return ActionCodec(Config(**kwargs).the_deck).markdown_table()
+    return GAME.action_table(**kwargs)
 
 
-__all__ = ["action_table", "env", "observation_table", "raw_env"]
+__all__ = ["GAME", "action_table", "env", "observation_table", "raw_env"]

@@ -131,10 +131,50 @@ from __future__ import annotations
 from pettingzoo import AECEnv
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.kozel.encoding import CODEC, ENCODER
+from kiaule_env.core.game import GameDescriptor
 from kiaule_env.kozel.env import KozelEnv
 
-__all__ = ["action_table", "env", "observation_table", "raw_env"]
+__all__ = ["GAME", "action_table", "env", "observation_table", "raw_env"]
+
+GAME = GameDescriptor(
+    name="kozel",
+    env_id="kiaule/kozel-v0",
+    version=0,
+    module=__name__,
+    engine="kiaule_env.kozel.engine:Engine",
+    api="aec",
+    player_counts=(4,),
+    decks=("36",),
+    teams=((0, 2), (1, 3)),  # K1
+    has_decisions=True,
+    reward_range=(-6.0, 6.0),  # K12 loss points of one game; a series pays every game
+    default_options={
+        "num_players": 4,
+        "deck": "36",
+        "trump_card": "middle",
+        "molodka": "any",
+        "beat_partner": True,
+        "eggs": None,
+        "series": False,
+        "reward": "loss_points",
+    },
+    longest_game=(
+        "one game: 9 tricks of at most 4 plays and 3 claim/decline decisions each (63 "
+        "decisions); a series (K14) ends when a team reaches 12 loss points"
+    ),
+    summary="2 v 2 trick-taking with trump, multi-card leads and face-down discards",
+    variants=(
+        {},
+        {"trump_card": "bottom"},
+        {"molodka": "trumps"},
+        {"molodka": None, "beat_partner": False},
+        {"series": True},
+        {"series": True, "eggs": "double", "reward": "win_loss"},
+        {"reward": "card_points"},
+    ),
+    benchmark_games=16000,
+    benchmark_note="2 v 2, one agent per team (K1); single games (K15 loss points)",
+)
 
 raw_env = KozelEnv
 
@@ -145,12 +185,10 @@ def env(**kwargs) -> AECEnv:
 
 
 def observation_table(**kwargs) -> str:
-    """The observation layout as a Markdown table (generated from the encoder)."""
-    raw_env(**kwargs)  # validates the options; the layout is the same for every option
-    return ENCODER.layout.markdown_table()
+    """The observation layout as a Markdown table (the same for every option)."""
+    return GAME.observation_table(**kwargs)
 
 
 def action_table(**kwargs) -> str:
     """The action space as a Markdown table (generated from the codec)."""
-    raw_env(**kwargs)
-    return CODEC.markdown_table()
+    return GAME.action_table(**kwargs)

@@ -140,11 +140,55 @@ from __future__ import annotations
 from typing import Any
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.pig.encoding import PigActions, build_layout
+from kiaule_env.core.game import GameDescriptor
 from kiaule_env.pig.env import PigAECEnv, PigParallelEnv
-from kiaule_env.pig.rules import Config
 
-__all__ = ["action_table", "env", "observation_table", "parallel_env", "raw_env"]
+GAME = GameDescriptor(
+    name="pig",
+    env_id="kiaule/pig-v0",
+    version=0,
+    module=__name__,
+    engine="kiaule_env.pig.engine:Engine",
+    api="parallel",
+    player_counts=tuple(range(3, 14)),
+    decks=("n ranks", "52 with stock"),
+    teams=None,
+    has_decisions=True,
+    reward_range=(-1.0, 1.0),  # P9: the pig −1, the others +1/(n−1)
+    default_options={
+        "num_players": 4,
+        "game": "round",
+        "stock": False,
+        "letters": False,
+        "tokens": False,
+        "false_nose": None,
+        "max_passes": 200,
+        "max_race_steps": 20,
+    },
+    longest_game=(
+        "a round: max_passes passing steps (P4, default 200) and max_race_steps race steps "
+        "(default 20); a full game: at most 2 (n − 1) × lives deciding rounds"
+    ),
+    summary="everyone passes a card left at once to collect four of a kind, then the nose race",
+    variants=(
+        {"num_players": 4},
+        {"num_players": 3},
+        {"num_players": 8, "game": "full"},
+        {"num_players": 4, "stock": True},
+        {"num_players": 5, "game": "full", "letters": True},
+        {"num_players": 4, "tokens": True},
+        {"num_players": 13},
+        {"num_players": 12, "stock": True},
+        {"num_players": 4, "false_nose": "pig", "max_race_steps": 3},
+        {"num_players": 6, "game": "full", "tokens": True, "false_nose": "pig"},
+        {"num_players": 3, "game": "full", "stock": True, "max_passes": 20},
+    ),
+    bench_options={"num_players": 4},
+    benchmark_games=4000,
+    benchmark_note="4 players, one round; reward −1 pig, +1/3 others (P9)",
+)
+
+__all__ = ["GAME", "action_table", "env", "observation_table", "parallel_env", "raw_env"]
 
 #: keywords of the documented "every variant" observation table
 ALL_VARIANTS: dict[str, Any] = {"game": "full", "stock": True, "letters": True, "tokens": True}
@@ -164,16 +208,11 @@ def env(**kwargs: Any):
     return wrap_classic(raw_env(**kwargs))
 
 
-def _config(kwargs: dict[str, Any]) -> Config:
-    kwargs = {k: v for k, v in kwargs.items() if k not in ("render_mode", "max_cycles")}
-    return Config(**kwargs)
-
-
 def observation_table(**kwargs: Any) -> str:
     """Markdown table of the observation layout for these constructor keywords."""
-    return build_layout(_config(kwargs)).markdown_table()
+    return GAME.observation_table(**kwargs)
 
 
 def action_table(**kwargs: Any) -> str:
     """Markdown table of the action indices for these constructor keywords."""
-    return PigActions(_config(kwargs)).table()
+    return GAME.action_table(**kwargs)

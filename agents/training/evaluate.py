@@ -18,7 +18,7 @@ import numpy as np
 
 from agents.arena import play_aec, play_parallel
 from agents.base import Agent
-from agents.training.spec import get_spec
+from kiaule_env import get_game
 
 Z95 = 1.959964
 
@@ -83,9 +83,9 @@ def evaluate(
 
     from agents import registry
 
-    spec = get_spec(game)
+    spec = get_game(game)
     env_kwargs = dict(env_kwargs or {})
-    env = spec.make_env(env_kwargs)
+    env = spec.native_env(**env_kwargs)
     n = len(env.possible_agents)
     sides = spec.sides(n) if (team_play and spec.teams is not None) else [(s,) for s in range(n)]
 

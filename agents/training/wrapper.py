@@ -31,7 +31,7 @@ import numpy as np
 from agents.base import Agent, Decision
 from agents.random_agent import RandomAgent
 from agents.training.pool import OpponentPool
-from agents.training.spec import get_spec
+from kiaule_env import get_game
 
 #: episodes in a row that may end before the learner's first decision before reset gives up
 _MAX_EMPTY_EPISODES = 100
@@ -51,9 +51,9 @@ class LearnerEnv(gym.Env):
         team_play: bool = True,
     ):
         self.game = game
-        self.game_spec = get_spec(game)
+        self.game_spec = get_game(game)
         self.env_kwargs = dict(env_kwargs or {})
-        self.env = self.game_spec.make_env(self.env_kwargs)
+        self.env = self.game_spec.native_env(**self.env_kwargs)
         self.parallel = self.game_spec.parallel
         self.possible_agents: list[str] = list(self.env.possible_agents)
         self.num_players = len(self.possible_agents)

@@ -3,9 +3,9 @@
 Each game module (``experiments.metrics.kozel`` …) provides
 
 * ``METRICS``: the :class:`MetricDef` s it reports, and
-* ``Collector``: a step observer (``start(env)``, ``before(env, seat, action)``,
-  ``after(env, seat, action)``; Pig: ``before_parallel`` / ``after_parallel``) whose ``per_seat()``
-  returns one dict of counts per seat at the end of the game.
+* ``Collector``: a step observer of the play loop (:class:`kiaule_env.core.play.StepObserver`:
+  ``start(env)``, ``before(env, seats, actions)``, ``after(env, seats, actions, info)``) whose
+  ``per_seat()`` returns one dict of counts per seat at the end of the game.
 
 The tournament runs the collector alongside play; :func:`metrics_from_record` replays a stored
 game record through the raw env with the same collector, so metrics can be recomputed from the
@@ -78,49 +78,16 @@ def aggregate(
 
 def metrics_from_record(spec: Any, record: Any) -> list[dict[str, float]]:
     """Replay ``record`` (a :class:`~kiaule_env.core.records.GameRecord`) through the game's
-    raw env with its metric collector; return the per-seat counts.
+    env with its metric collector; return the per-seat counts.
 
-    Checks every recorded move text on the way, so a record that does not replay raises.
+    Checks every recorded move text on the way, so a record that does not replay raises
+    :class:`~kiaule_env.core.records.ReplayMismatch`.
     """
+    from kiaule_env.core.records import replay
+
     module = load(spec.metrics)
     if module is None:
         raise ValueError(f"{spec.name} has no research metrics")
-    env = spec.build_env(dict(record.env_kwargs))
     collector = module.Collector()
-    if spec.parallel:
-        _replay_parallel(env, record, collector)
-    else:
-        _replay_aec(env, record, collector)
+    replay(lambda **kwargs: spec.build_env(kwargs), record, observer=collector)
     return collector.per_seat()
-
-
-def _replay_aec(env: Any, record: Any, collector: Any) -> None:
-    env.reset(seed=record.seed, options=record.options or None)
-    collector.start(env)
-    index = env.agent_name_mapping
-    for i, (agent, action, text) in enumerate(record.moves):
-        assert env.agent_selection == agent, (
-            f"move {i}: {agent} recorded, {env.agent_selection} to act"
-        )
-        legal = env.legal_moves(agent)
-        assert legal.get(action) == text, (
-            f"move {i}: recorded {text!r}, env has {legal.get(action)!r}"
-        )
-        collector.before(env, index[agent], action)
-        env.step(action)
-        collector.after(env, index[agent], action)
-
-
-def _replay_parallel(env: Any, record: Any, collector: Any) -> None:
-    env.reset(seed=record.seed, options=record.options or None)
-    collector.start(env)
-    moves = iter(record.moves)
-    while env.agents:
-        actions = {}
-        for agent in env.agents:
-            rec_agent, action, _text = next(moves)
-            assert rec_agent == agent, f"recorded {rec_agent}, {agent} expected"
-            actions[agent] = action
-        collector.before_parallel(env, actions)
-        _, _, _, _, infos = env.step(actions)
-        collector.after_parallel(env, actions, infos)

@@ -22,18 +22,18 @@ class Collector:
     """Step observer of one Elgeta game."""
 
     def start(self, env: Any) -> None:
-        self._env = env.unwrapped
+        self._env = env
         self.counts = [{"tricks": 0, "wars": 0, "beggar": 0} for _ in self._env.possible_agents]
         self._tricks = 0
         self._rounds = 1
 
-    def before(self, env: Any, seat: int, action: int) -> None:
-        state = self._env.state
+    def before(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...]) -> None:
+        state = self._env.game_state
         self._tricks = state.tricks
         self._rounds = state.rounds
 
-    def after(self, env: Any, seat: int, action: int) -> None:
-        state = self._env.state
+    def after(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...], info: Any) -> None:
+        state = self._env.game_state
         if state.tricks > self._tricks and not state.trick_cards:  # taken (E6), not an E5 draw
             c = self.counts[state.last_taker]
             c["tricks"] += 1

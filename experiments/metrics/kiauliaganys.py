@@ -87,17 +87,18 @@ class Collector:
         from kiaule_env.kiauliaganys import rules
 
         self._rules = rules
-        self._env = env.unwrapped
+        self._env = env
         n = self._env.num_players
         self.counts = [dict.fromkeys(_FIELDS, 0) for _ in range(n)]
         self._answer: _Answer | None = None
         self._kind = -1
         self._state: Any = None
 
-    def before(self, env: Any, seat: int, action: int) -> None:
+    def before(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...]) -> None:
+        seat = seats[0]
         rules = self._rules
-        state = self._state = self._env.state
-        move = self._env.codec.moves[action]
+        state = self._state = self._env.game_state
+        move = self._env.codec.moves[actions[0]]
         self._kind = move.kind
         answer = self._answer
         if answer is not None and answer.responder == seat and state.phase == rules.MATCH:
@@ -108,10 +109,12 @@ class Collector:
             if move.kind in (rules.SEARCH, rules.TAKE):
                 answer.searched_or_took = True
 
-    def after(self, env: Any, seat: int, action: int) -> None:
+    def after(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...], info: Any) -> None:
+        seat = seats[0]
         rules = self._rules
-        played = self._state  # mutated by the move; a match's env then holds the next deal
-        deal_over = played.phase == rules.OVER
+        played = self._state  # mutated by the move (in a match: into the next deal)
+        finished = info.get("deal_result") if info else None  # G11: a deal of a match ended
+        deal_over = played.phase == rules.OVER or finished is not None
         kind = self._kind
         c = self.counts[seat]
         picked = played.last_picked if kind == rules.SEARCH else 1 if kind == rules.TAKE else 0
@@ -131,7 +134,7 @@ class Collector:
             else:
                 self._answer = None  # nobody answers this drag (deal over, or a G8 last turn)
         if deal_over:
-            self._deal_finished(played)
+            self._deal_finished(played, finished)
 
     def _close(self, answer: _Answer) -> None:
         d = self.counts[answer.dragger]
@@ -140,12 +143,20 @@ class Collector:
         d["searched_or_took"] += answer.searched_or_took
         self._answer = None
 
-    def _deal_finished(self, state: Any) -> None:
+    def _deal_finished(self, state: Any, result: dict[str, Any] | None) -> None:
+        """Count a finished deal: from the state, or in a match (whose state already holds
+        the next deal) from the finished deal's G14 outcome."""
         for c in self.counts:
             c["deals"] += 1
-        if state.loser >= 0:  # G8, G10
-            self.counts[state.loser]["swineherd"] += 1
-            self.counts[state.loser]["years"] += self._rules.years(state)  # G9
+        if result is not None:
+            loser = int(result["loser"].split("_")[1]) if result["loser"] else -1
+            years = result["years"]
+        else:
+            loser = state.loser
+            years = self._rules.years(state) if loser >= 0 else 0
+        if loser >= 0:  # G8, G10
+            self.counts[loser]["swineherd"] += 1
+            self.counts[loser]["years"] += years  # G9
         self._answer = None
 
     def per_seat(self) -> list[dict[str, float]]:

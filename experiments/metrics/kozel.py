@@ -1,7 +1,7 @@
 """Kozel team-play metrics (RULES §1): points, tricks, discards onto whose tricks, beating one's
 own partner, molodka claims.
 
-Counted per seat from the engine state around each move (``env.unwrapped.state``, the
+Counted per seat from the engine state around each move (``env.game_state``, the
 :class:`kiaule_env.kozel.rules.State`); per-game metrics divide by the Kozel games played in the
 episode (one, or all games of a series, K14).
 
@@ -91,12 +91,13 @@ class Collector:
         self._rules = rules
         self._claim = rules.CLAIM
         self._points = rules.POINTS
-        self._env = env.unwrapped
+        self._env = env
         self.counts = [dict.fromkeys(_FIELDS, 0) for _ in range(4)]
         self._discards: list[tuple[int, int]] = []  # (seat, points) in the current trick
         self._games_seen = 0
 
-    def before(self, env: Any, seat: int, action: int) -> None:
+    def before(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...]) -> None:
+        seat, action = seats[0], actions[0]
         c = self.counts[seat]
         if action >= self._claim:  # K8 claim window
             c["claim_windows"] += 1
@@ -107,7 +108,7 @@ class Collector:
         if kind == 0:  # LEAD: a new trick
             self._discards = []
             return
-        state = self._env.state
+        state = self._env.game_state
         points = self._points
         partner_winning = state.winner == (seat + 2) % 4
         if partner_winning:
@@ -141,8 +142,8 @@ class Collector:
                     d["discard_opponents"] += pts
             self._discards = []
 
-    def after(self, env: Any, seat: int, action: int) -> None:
-        games = self._env.state.finished_games
+    def after(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...], info: Any) -> None:
+        games = self._env.game_state.finished_games
         while self._games_seen < len(games):  # K16 outcome of each finished game
             team_points = games[self._games_seen]["team_points"]
             for s in range(4):

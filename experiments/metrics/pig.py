@@ -42,19 +42,18 @@ _FIELDS = ("rounds", "decided", "won", "pig", "first", "nosed", "passes", "passe
 
 
 class Collector:
-    """Parallel-step observer of one Pig episode; see the module docstring."""
+    """Step observer of one Pig episode (simultaneous steps); see the module docstring."""
 
     def start(self, env: Any) -> None:
-        raw = env.unwrapped
-        self._names = list(raw.possible_agents)
+        self._names = list(env.possible_agents)
         self.counts = [dict.fromkeys(_FIELDS, 0) for _ in self._names]
-        self._live: list[int] = []
+        self._live: tuple[int, ...] = ()
 
-    def before_parallel(self, env: Any, actions: dict[str, int]) -> None:
-        self._live = [self._names.index(a) for a in actions]
+    def before(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...]) -> None:
+        self._live = seats
 
-    def after_parallel(self, env: Any, actions: dict[str, int], infos: dict[str, Any]) -> None:
-        outcome = next((i["round_result"] for i in infos.values() if "round_result" in i), None)
+    def after(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...], info: Any) -> None:
+        outcome = info.get("round_result") if info else None
         if outcome is None:
             return
         pig, first, passes = outcome["pig"], outcome["first_nose"], outcome["passes"]

@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from experiments.tournament import games as _games  # noqa: F401  (registers the four games)
 from experiments.tournament.report import leaderboard_text, summarize, write_outputs
 from experiments.tournament.runner import (
     GAMES_FILE,
@@ -36,11 +35,11 @@ from experiments.tournament.runner import (
     run,
     usable_agents,
 )
-from experiments.tournament.specs import GameSpec, get_spec, known_games, register_game
+from experiments.tournament.specs import TournamentGame, get_spec, known_games, register_game
 
 __all__ = [
-    "GameSpec",
     "TournamentConfig",
+    "TournamentGame",
     "TournamentResult",
     "load_records",
     "main",

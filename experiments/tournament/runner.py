@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from experiments import metrics as metrics_pkg
-from experiments.tournament.play import AgentPool, play_aec_game, play_parallel_game
+from experiments.tournament.play import AgentPool
 from experiments.tournament.schedule import (
     GameKey,
     Schedule,
@@ -32,7 +32,8 @@ from experiments.tournament.schedule import (
     deal_seed,
     make_schedule,
 )
-from experiments.tournament.specs import GameSpec, get_spec
+from experiments.tournament.specs import TournamentGame, get_spec
+from kiaule_env.core.play import play_episode
 
 GAMES_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
@@ -69,7 +70,9 @@ class ResumeMismatch(ValueError):
 class _Worker:
     """Per-process state: the env, the agents and the schedule, built once."""
 
-    def __init__(self, config: TournamentConfig, spec: GameSpec, schedule: Schedule, to_disk: bool):
+    def __init__(
+        self, config: TournamentConfig, spec: TournamentGame, schedule: Schedule, to_disk: bool
+    ):
         self.config = config
         self.spec = spec
         self.schedule = schedule
@@ -85,11 +88,7 @@ class _Worker:
     def deal(self, d: int) -> tuple[int, dict[str, Any] | None]:
         if self._deal_cache is None or self._deal_cache[0] != d:
             seed = deal_seed(self.config.seed, d)
-            options = None
-            if self.spec.deal_options is not None:
-                options = self.spec.deal_options(
-                    self.env, dict(self.config.env_kwargs), np.random.default_rng(seed)
-                )
+            options = self.spec.deal_options(self.env, np.random.default_rng(seed))
             self._deal_cache = (d, seed, options)
         return self._deal_cache[1], self._deal_cache[2]
 
@@ -99,8 +98,7 @@ class _Worker:
         seats = self.pool.seat(seating, seeds)
         seed, options = self.deal(key.deal)
         collector = self.metrics.Collector() if self.metrics is not None else None
-        play = play_parallel_game if self.spec.parallel else play_aec_game
-        game = play(self.env, seats, seed, options, collector, self.record)
+        game = play_episode(self.env, seats, seed, options, record=self.record, observer=collector)
         line: dict[str, Any] = {
             "key": key.as_list(),
             "seats": list(seating),
@@ -124,7 +122,7 @@ class _Worker:
 _WORKER: _Worker | None = None
 
 
-def _init_worker(config: TournamentConfig, spec: GameSpec, schedule: Schedule, to_disk: bool):
+def _init_worker(config: TournamentConfig, spec: TournamentGame, schedule: Schedule, to_disk: bool):
     global _WORKER
     _WORKER = _Worker(config, spec, schedule, to_disk)
 
@@ -153,7 +151,7 @@ class RunOutcome:
     """The finished games (records stripped) in canonical order, and how the run went."""
 
     config: TournamentConfig
-    spec: GameSpec
+    spec: TournamentGame
     schedule: Schedule
     games: list[dict[str, Any]]
     played: int
@@ -167,7 +165,7 @@ class RunOutcome:
         return self.played / self.seconds if self.seconds > 0 else math.nan
 
 
-def num_seats(spec: GameSpec, env_kwargs: dict[str, Any]) -> int:
+def num_seats(spec: TournamentGame, env_kwargs: dict[str, Any]) -> int:
     return len(spec.build_env(dict(env_kwargs)).possible_agents)
 
 
@@ -257,7 +255,7 @@ def run(
 
 def _play_all(
     config: TournamentConfig,
-    spec: GameSpec,
+    spec: TournamentGame,
     schedule: Schedule,
     to_disk: bool,
     todo: list[GameKey],

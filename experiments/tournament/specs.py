@@ -1,88 +1,75 @@
-"""What the tournament needs to know about each game: env, teams, stacked deals, metrics.
+"""What the tournament needs to know about a game, derived from its descriptor.
 
-A :class:`GameSpec` names the raw env (or Pig's ``parallel_env``), the fixed teams if any (Kozel
-K1), how to draw the stacked deck(s) of one deal for ``reset(options=…)`` (RULES §0), and the
-module of its research metrics (:mod:`experiments.metrics`). Stacked decks make the duplicate
-structure explicit and put the deal into every game record; the reset seed of a deal is the same
-for all its games too, so any randomness the env draws itself (Pig's reaction order, deals
-beyond the stacked ones) repeats as well.
+A :class:`TournamentGame` is a :class:`~kiaule_env.core.game.GameDescriptor` (env, teams,
+parallel API, env id) plus the module of its research metrics, found by convention
+(``experiments.metrics.<game>``). Each deal is a stacked deck drawn by the game's engine
+(``Engine.random_deal``) from the deal's own generator, so the duplicate structure is explicit
+and every game record holds its deal; the reset seed of a deal is the same for all its games
+too, so any randomness the env draws itself (Pig's reaction order, deals beyond the stacked
+ones) repeats as well.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from kiaule_env.cards import CARD_TEXTS, Deck
-
-#: a deal's ``reset`` options from the constructed env, its keywords and a generator seeded by
-#: the deal
-DealOptions = Callable[[Any, dict[str, Any], np.random.Generator], dict[str, Any] | None]
-
-
-def _resolve(path: str) -> Any:
-    module, _, attr = path.partition(":")
-    obj = importlib.import_module(module)
-    return getattr(obj, attr) if attr else obj
+from kiaule_env import GAMES
+from kiaule_env.core.game import GameDescriptor
 
 
 @dataclass(frozen=True)
-class GameSpec:
+class TournamentGame:
     """A game as the tournament plays it."""
 
-    name: str
-    #: PettingZoo registry id (stored in game records)
-    env_id: str
-    #: ``"module:callable"`` building the raw AEC env (or the ParallelEnv) from keywords
-    make_env: str
-    parallel: bool = False
-    #: ``"module:callable"`` building the AEC env that replays records (default: ``make_env``)
-    replay_env: str | None = None
-    #: seats of each team for team games, or None for free-for-all
-    teams: tuple[tuple[int, ...], ...] | None = None
-    deal_options: DealOptions | None = None
+    game: GameDescriptor
     #: module of the research metrics (``experiments.metrics.<game>``), or None
-    metrics: str | None = None
+    metrics: str | None
+
+    @property
+    def name(self) -> str:
+        return self.game.name
+
+    @property
+    def env_id(self) -> str:
+        return self.game.env_id
+
+    @property
+    def parallel(self) -> bool:
+        return self.game.parallel
+
+    @property
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        return self.game.teams
 
     def build_env(self, env_kwargs: dict[str, Any]) -> Any:
-        return _resolve(self.make_env)(**env_kwargs)
+        """The env the tournament plays on: the game's native raw env (Pig: ParallelEnv)."""
+        return self.game.native_env(**env_kwargs)
 
-    def replay_factory(self) -> Callable[..., Any]:
-        return _resolve(self.replay_env or self.make_env)
-
-
-_SPECS: dict[str, GameSpec] = {}
-
-
-def register_game(spec: GameSpec) -> None:
-    """Add or replace a game (tests register toy games)."""
-    _SPECS[spec.name] = spec
+    def deal_options(self, env: Any, rng: np.random.Generator) -> dict[str, Any]:
+        """The ``reset`` options of one deal: a stacked deck drawn from ``rng``."""
+        return env.unwrapped.engine.random_deal(rng)
 
 
-def get_spec(name: str) -> GameSpec:
-    if name not in _SPECS:
-        raise ValueError(f"unknown game {name!r}; tournaments know {', '.join(sorted(_SPECS))}")
-    return _SPECS[name]
+#: games registered besides the suite's (tests register toy games)
+_EXTRA: dict[str, TournamentGame] = {}
+
+
+def register_game(game: GameDescriptor, metrics: str | None = None) -> None:
+    """Add or replace a game that is not in :data:`kiaule_env.GAMES` (tests: toy games)."""
+    _EXTRA[game.name] = TournamentGame(game, metrics)
+
+
+def get_spec(name: str) -> TournamentGame:
+    """The :class:`TournamentGame` of ``name``; a ``ValueError`` naming the known games."""
+    if name in _EXTRA:
+        return _EXTRA[name]
+    if name in GAMES:
+        return TournamentGame(GAMES[name], f"experiments.metrics.{name}")
+    raise ValueError(f"unknown game {name!r}; tournaments know {', '.join(known_games())}")
 
 
 def known_games() -> list[str]:
-    return list(_SPECS)
-
-
-# ---------------------------------------------------------------------------- stacked deals
-
-
-def shuffled_texts(deck: Deck, rng: np.random.Generator) -> list[str]:
-    """One uniformly shuffled deck as card texts, top first (RULES §0 stacked deck)."""
-    return [CARD_TEXTS[c] for c in deck.shuffled(rng)]
-
-
-def decks_option(deck: Deck, rng: np.random.Generator, deals: int) -> dict[str, Any]:
-    """``{"deck": …}`` for one deal, ``{"decks": […]}`` for an episode of several deals."""
-    if deals <= 1:
-        return {"deck": shuffled_texts(deck, rng)}
-    return {"decks": [shuffled_texts(deck, rng) for _ in range(deals)]}
+    return [*GAMES, *(n for n in _EXTRA if n not in GAMES)]

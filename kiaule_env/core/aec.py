@@ -1,10 +1,11 @@
 """The PettingZoo AEC base shared by the turn-based games (Kozel, Kiauliaganys, Elgeta).
 
-The env is thin glue (DESIGN.md): a game subclass owns its rules engine state and implements a
-handful of hooks; this base owns the PettingZoo bookkeeping that must behave the same in every
+The env is thin glue (``docs/ARCHITECTURE.md``): a game's :class:`~kiaule_env.core.engine.Engine`
+owns the rules; this base owns the PettingZoo bookkeeping that must behave the same in every
 game: agents and spaces, seeding, reward accumulation, terminations and ``max_cycles``
 truncation, ``infos[agent]["result"]`` at the end (RULES §0), illegal-action errors,
-``legal_moves`` and rendering.
+``legal_moves``, ``view`` and rendering. The episode's engine state is ``game_state`` (so that
+PettingZoo's ``state()`` method is not shadowed).
 
 Conventions every game follows:
 
@@ -29,7 +30,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from kiaule_env.core.layout import ObservationLayout
+from kiaule_env.core.engine import Engine, check_action
 from kiaule_env.core.options import check_max_cycles, check_option_keys, check_render_mode
 
 
@@ -42,80 +43,40 @@ class TurnBasedCardEnv(AECEnv):
         "render_fps": 1,
     }
 
-    #: keys a game accepts in ``reset(options=...)``; subclasses extend.
-    option_keys: frozenset[str] = frozenset()
-
     def __init__(
         self,
-        num_players: int,
-        layout: ObservationLayout,
-        num_actions: int,
+        engine: Engine,
         render_mode: str | None = None,
         max_cycles: int | None = None,
     ):
         super().__init__()
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         self.max_cycles = check_max_cycles(max_cycles)
-        self.num_players = num_players
-        self.layout = layout
-        self.num_actions = num_actions
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.engine = engine
+        self.config = engine.config
+        self.num_players = engine.num_players
+        self.layout = engine.encoder.layout
+        self.num_actions = engine.num_actions
+        self.option_keys = engine.option_keys
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
+                "observation": spaces.Box(self.layout.low, self.layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self.np_random: np.random.Generator | None = None
-        self._zero_mask = np.zeros(num_actions, dtype=np.int8)
+        self.game_state: Any = None
+        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self.agents: list[str] = []
 
-    # ------------------------------------------------------------------ hooks for subclasses
-    def _start_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
-        """Create the engine state for a new episode (options already key-checked)."""
-        raise NotImplementedError
-
-    def _seat_to_act(self) -> int:
-        """Seat whose decision it is, or -1 when the episode is over."""
-        raise NotImplementedError
-
-    def _legal_actions(self) -> Sequence[int]:
-        """Legal action indices of the seat to act."""
-        raise NotImplementedError
-
-    def _apply(self, action: int) -> Sequence[float] | None:
-        """Apply a legal action of the seat to act; return reward deltas per seat (or None)."""
-        raise NotImplementedError
-
-    def _encode(self, seat: int) -> np.ndarray:
-        """Observation vector of ``seat`` (from that player's view only)."""
-        raise NotImplementedError
-
-    def _move_text(self, action: int) -> str:
-        """Move text of a legal action of the seat to act."""
-        raise NotImplementedError
-
-    def _result(self) -> dict[str, Any]:
-        """Outcome fields of the finished episode (RULES §0 'Outcome')."""
-        raise NotImplementedError
-
-    def _render_table(self) -> str:
-        """The table as a person standing above it sees it: hidden cards hidden."""
-        raise NotImplementedError
-
-    def _step_info(self) -> dict[str, Any] | None:
-        """Extra info for every agent after a step (e.g. a finished game of a series).
-
-        ``infos`` hold only the latest step's information (plus ``result`` at the end).
-        """
-        return None
-
-    def check_invariants(self) -> None:
-        """Raise ``AssertionError`` describing any broken engine invariant (soak and tests)."""
-        raise NotImplementedError
+    @property
+    def step_limit(self) -> int | None:
+        """Agent steps after which ``max_cycles`` truncates the episode (None: never)."""
+        return None if self.max_cycles is None else self.max_cycles * self.num_players
 
     # ------------------------------------------------------------------ PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:
@@ -125,10 +86,14 @@ class TurnBasedCardEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        checked = self._check_options(options)
-        if seed is not None or self.np_random is None:
-            self.np_random, _ = seeding.np_random(seed)
-        self._start_episode(self.np_random, checked)
+        checked = check_option_keys(options, self.option_keys)
+        rng = self.np_random
+        if seed is not None or rng is None:
+            rng, _ = seeding.np_random(seed)
+        # built before anything is assigned: a refused option leaves the env as it was
+        state = self.engine.new_episode(rng, checked)
+        self.np_random = rng
+        self.game_state = state
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -138,20 +103,23 @@ class TurnBasedCardEnv(AECEnv):
         self._num_steps = 0
         self._refresh()
 
-    def _check_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
-        return check_option_keys(options, self.option_keys)
+    def load_state(self, state: Any) -> None:
+        """Replace the engine state (tests, search agents) and recompute who acts."""
+        self.game_state = state
+        self._refresh()
 
     def _refresh(self) -> None:
         """Recompute who acts and the legal actions after a change of state."""
         self._obs_cache: dict[int, np.ndarray] = {}
-        seat = self._seat_to_act()
-        self._seat = seat
-        if seat < 0:
+        seats = self.engine.to_act(self.game_state)
+        if not seats:
+            self._seat = -1
             self._legal: Sequence[int] = ()
             self._mask = self._zero_mask
             return
+        seat = self._seat = seats[0]
         self.agent_selection = self.possible_agents[seat]
-        self._legal = self._legal_actions()
+        self._legal = self.engine.legal_actions(self.game_state, seat)
         mask = np.zeros(self.num_actions, dtype=np.int8)
         mask[list(self._legal)] = 1
         self._mask = mask
@@ -160,64 +128,62 @@ class TurnBasedCardEnv(AECEnv):
         seat = self.agent_name_mapping[agent]
         obs = self._obs_cache.get(seat)
         if obs is None:
-            obs = self._encode(seat)
+            obs = self.engine.observe(self.game_state, seat)
             self._obs_cache[seat] = obs
         mask = self._mask if seat == self._seat else self._zero_mask
         return {"observation": obs, "action_mask": mask.copy()}
 
     def legal_moves(self, agent: str) -> dict[int, str]:
         """Every legal action of ``agent`` mapped to its move text (empty if not his turn)."""
-        if self.agent_name_mapping[agent] != self._seat:
+        seat = self.agent_name_mapping[agent]
+        if seat != self._seat:
             return {}
-        return {a: self._move_text(a) for a in self._legal}
+        text = self.engine.action_text
+        return {a: text(self.game_state, seat, a) for a in self._legal}
+
+    def view(self, agent: str) -> Any:
+        """The information set of ``agent``: the game's ``View`` (what an agent may read)."""
+        return self.engine.view(self.game_state, self.agent_name_mapping[agent])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = self._check_action(agent, action)
-        deltas = self._apply(action)
+        seat = self._seat
+        action = check_action(self.engine, self.game_state, seat, action, self._legal)
+        deltas = self.engine.apply(self.game_state, (action,))
         self._num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos = {a: {} for a in self.agents}
-        if deltas is not None:
-            for seat, delta in enumerate(deltas):
-                if delta:
-                    self.rewards[self.possible_agents[seat]] = float(delta)
-        extra = self._step_info()
+        for s, delta in enumerate(deltas):
+            if delta:
+                self.rewards[self.possible_agents[s]] = float(delta)
+        extra = self.engine.step_info(self.game_state)
         if extra:
             for a in self.agents:
                 self.infos[a].update(extra)
         self._refresh()
         if self._seat < 0:
-            result = self._result()
+            result = self.engine.result(self.game_state)
             for a in self.agents:
                 self.terminations[a] = True
                 self.infos[a]["result"] = result
-        elif self.max_cycles is not None and self._num_steps >= self.max_cycles * self.num_players:
+        elif self.step_limit is not None and self._num_steps >= self.step_limit:
             for a in self.agents:
                 self.truncations[a] = True
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _check_action(self, agent: str, action: Any) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(
-                f"{agent}: action must be an integer index into Discrete({self.num_actions}), "
-                f"got {action!r}"
-            )
-        action = int(action)
-        if action not in self._legal:
-            if 0 <= action < self.num_actions:
-                what = f"action {action} is illegal now"
-            else:
-                what = f"action {action} is outside Discrete({self.num_actions})"
-            legal = ", ".join(f"{a} ({t})" for a, t in self.legal_moves(agent).items())
-            raise ValueError(f"{agent}: {what}; legal moves: {legal}")
-        return action
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` describing any broken engine or env invariant."""
+        self.engine.check_invariants(self.game_state)
+        seats = self.engine.to_act(self.game_state)
+        if seats:
+            assert self.agent_selection == self.possible_agents[seats[0]], "stale agent_selection"
+            assert list(self._legal), "the agent to act has no legal move"
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -230,6 +196,10 @@ class TurnBasedCardEnv(AECEnv):
             print(text)  # noqa: T201 - 'human' mode prints by definition
             return None
         return text
+
+    def _render_table(self) -> str:
+        """The table as a person standing above it sees it: hidden cards hidden."""
+        return self.engine.render(self.game_state)
 
     def close(self) -> None:
         pass

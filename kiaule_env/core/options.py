@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from kiaule_env.cards import Deck
+import numpy as np
+
+from kiaule_env.cards import CARD_TEXTS, Deck
 
 
 def check_choice(name: str, value: Any, allowed: Collection[Any]) -> Any:
@@ -93,3 +95,15 @@ def stacked_decks(options: Mapping[str, Any], deck: Deck, multi_deal: bool) -> l
             "single deal; use options['deck'] or enable the multi-deal mode"
         )
     return [deck.parse_permutation(d, what=f"options['decks'][{i}]") for i, d in enumerate(decks)]
+
+
+def shuffled_texts(deck: Deck, rng: np.random.Generator) -> list[str]:
+    """One uniformly shuffled deck as card texts, top first (RULES §0 stacked deck)."""
+    return [CARD_TEXTS[c] for c in deck.shuffled(rng)]
+
+
+def decks_option(deck: Deck, rng: np.random.Generator, deals: int) -> dict[str, Any]:
+    """``{"deck": …}`` for one deal, ``{"decks": […]}`` for an episode of several deals."""
+    if deals <= 1:
+        return {"deck": shuffled_texts(deck, rng)}
+    return {"decks": [shuffled_texts(deck, rng) for _ in range(deals)]}

@@ -14,8 +14,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pettingzoo import AECEnv
-
 
 @dataclass
 class GameRecord:
@@ -59,62 +57,90 @@ def normalise(value: Any) -> Any:
 
 
 def play_recorded(
-    make_env: Callable[..., AECEnv],
+    make_env: Callable[..., Any],
     env_id: str,
     env_kwargs: dict[str, Any],
-    choose: Callable[[str, dict[str, Any], AECEnv], int],
+    choose: Callable[[str, dict[str, Any], Any], int],
     seed: int | None = None,
     options: dict[str, Any] | None = None,
 ) -> GameRecord:
-    """Play one episode on ``make_env(**env_kwargs)`` choosing with ``choose(agent, obs, env)``.
+    """Play one episode on ``make_env(**env_kwargs)`` choosing with ``choose(agent, obs, env)``
+    (``obs``: the ``{"observation", "action_mask"}`` dict); return its record.
 
-    Returns the record of the episode. ``make_env`` should build the raw env (errors on illegal).
+    Played by the one play loop (:func:`~kiaule_env.core.play.play_episode`).
     """
+    from kiaule_env.core.play import play_episode
+
     env = make_env(**env_kwargs)
-    env.reset(seed=seed, options=options)
-    record = GameRecord(env_id, dict(env_kwargs), seed, dict(options or {}))
-    for agent in env.agent_iter():
-        obs, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            if record.result is None and "result" in info:
-                record.result = normalise(info["result"])
-            env.step(None)
-            continue
-        action = int(choose(agent, obs, env))
-        text = env.unwrapped.legal_moves(agent)[action]
-        record.moves.append([agent, action, text])
-        env.step(action)
-    return record
+    players = [_Chooser(choose, env)] * len(env.possible_agents)
+    episode = play_episode(env, players, seed, options, record=True)
+    return GameRecord(
+        env_id, dict(env_kwargs), seed, dict(options or {}), episode.moves, episode.result
+    )
 
 
-def replay(make_env: Callable[..., AECEnv], record: GameRecord) -> dict[str, Any] | None:
+class _Chooser:
+    """A player that asks ``choose(agent, obs, env)``."""
+
+    def __init__(self, choose: Callable[[str, dict[str, Any], Any], int], env: Any):
+        self.choose, self.env = choose, env
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, decision: Any) -> int:
+        obs = {"observation": decision.observation, "action_mask": decision.action_mask}
+        return int(self.choose(decision.agent, obs, self.env))
+
+
+class ReplayMismatch(ValueError):
+    """A record does not replay: the env disagrees with a recorded move or the result."""
+
+
+class _RecordedMoves:
+    """Plays the moves of a record in order, checking who moves and each move's text."""
+
+    def __init__(self, moves: list[list[Any]]):
+        self.moves = moves
+        self.index = 0
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, decision: Any) -> int:
+        if self.index >= len(self.moves):
+            raise ReplayMismatch(f"replay needs a move after {self.index} moves; record ended")
+        rec_agent, action, text = self.moves[self.index]
+        if rec_agent != decision.agent:
+            raise ReplayMismatch(
+                f"move {self.index}: recorded {rec_agent} but {decision.agent} is to act"
+            )
+        legal = decision.legal_moves
+        actual = legal.get(action) if action in legal else None
+        if actual != text:
+            raise ReplayMismatch(
+                f"move {self.index}: recorded {action} = {text!r}, env has {actual!r}"
+            )
+        self.index += 1
+        return action
+
+
+def replay(
+    make_env: Callable[..., Any], record: GameRecord, observer: Any = None
+) -> dict[str, Any] | None:
     """Replay ``record`` and check every move text and the result; return the result.
 
-    Raises ``AssertionError`` at the first difference, naming the move.
+    Raises :class:`ReplayMismatch` (a ``ValueError``) at the first difference, naming the
+    move. ``observer`` (a :class:`~kiaule_env.core.play.StepObserver`) sees every step.
     """
+    from kiaule_env.core.play import play_episode
+
     env = make_env(**record.env_kwargs)
-    env.reset(seed=record.seed, options=record.options or None)
-    moves = iter(record.moves)
-    result = None
-    index = 0
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            if result is None and "result" in info:
-                result = normalise(info["result"])
-            env.step(None)
-            continue
-        try:
-            rec_agent, action, text = next(moves)
-        except StopIteration:
-            raise AssertionError(f"replay needs a move after {index} moves; record ended") from None
-        legal = env.unwrapped.legal_moves(agent)
-        assert rec_agent == agent, f"move {index}: recorded {rec_agent} but {agent} is to act"
-        assert legal.get(action) == text, (
-            f"move {index}: recorded {action} = {text!r}, env has {legal.get(action)!r}"
-        )
-        env.step(action)
-        index += 1
-    assert next(moves, None) is None, f"record has moves left after {index} moves"
-    assert result == record.result, f"result differs: {result} vs recorded {record.result}"
-    return result
+    moves = _RecordedMoves(record.moves)
+    players = [moves] * len(env.possible_agents)
+    episode = play_episode(env, players, record.seed, record.options or None, observer=observer)
+    if moves.index != len(record.moves):
+        raise ReplayMismatch(f"record has moves left after {moves.index} moves")
+    if episode.result != record.result:
+        raise ReplayMismatch(f"result differs: {episode.result} vs recorded {record.result}")
+    return episode.result

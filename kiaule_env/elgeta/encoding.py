@@ -56,7 +56,7 @@ def build_layout(config: Config) -> ObservationLayout:
     )
 
 
-class Encoder:
+class ObservationEncoder:
     """Encodes views as flat ``float32`` vectors of :func:`build_layout`'s layout.
 
     The hot path is table lookups: for every relative seat and card id the flat index of its
@@ -138,3 +138,31 @@ def move_text(action: int) -> str:
 def actions_markdown() -> str:
     """The action table (Markdown)."""
     return action_table([("0", "`play`: put the top card of your pile face up on the table (E3)")])
+
+
+class ActionCodec:
+    """``Discrete(1)``: action 0 is ``play`` (E3), the only move there is."""
+
+    num_actions = NUM_ACTIONS
+    texts: tuple[str, ...] = (PLAY,)
+
+    def __init__(self, config: Config | None = None):
+        self.config = config
+
+    def text(self, action: int) -> str:
+        return move_text(action)
+
+    def parse(self, text: str) -> int:
+        """Action index of a move text (case-insensitive); ``ValueError`` for anything else."""
+        if text.strip().lower() != PLAY:
+            raise ValueError(f"unknown move {text!r}; the only move in Elgeta is 'play' (E3)")
+        return PLAY_ACTION
+
+    def mask(self, actions: list[int]) -> np.ndarray:
+        """``int8`` mask of the action indices ``actions``."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[list(actions)] = 1
+        return mask
+
+    def markdown_table(self) -> str:
+        return actions_markdown()

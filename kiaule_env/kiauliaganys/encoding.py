@@ -63,7 +63,7 @@ def observation_layout(num_players: int, deck: Deck) -> ObservationLayout:
     )
 
 
-class Encoder:
+class ObservationEncoder:
     """Builds the observation vector of a view (see :func:`observation_layout`).
 
     Index tables per slice (card id -> vector index) are precomputed, so encoding is a few
@@ -154,7 +154,8 @@ class ActionCodec:
     ``drag blind``.
     """
 
-    def __init__(self, deck: Deck):
+    def __init__(self, config: Config):
+        deck = config.the_deck
         self.deck = deck
         suited = [c for c in deck.cards if c < NUM_SUITED]
         jokers = [c for c in deck.cards if c >= NUM_SUITED]
@@ -221,9 +222,10 @@ class ActionCodec:
         index_of = self.index_of
         return sorted(index_of[m] for m in moves)
 
-    def mask(self, moves: list[Move]) -> np.ndarray:
+    def mask(self, actions: list[int]) -> np.ndarray:
+        """``int8`` mask of the action indices ``actions``."""
         mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[self.indices(moves)] = 1
+        mask[list(actions)] = 1
         return mask
 
     def table_rows(self) -> list[tuple[str, str]]:

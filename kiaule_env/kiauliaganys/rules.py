@@ -12,7 +12,7 @@ seat ``i`` is ``player_i`` (RULES §0).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -213,6 +213,14 @@ class State:
     capped: bool
     match_years: list[int]
     deals: int
+    #: stacked decks of the later deals of a match (G11), shared by clones
+    decks: list[list[int]] = field(default_factory=list)
+    #: the generator that shuffles later deals beyond ``decks`` (None: no later deals)
+    rng: np.random.Generator | None = None
+    #: what the latest engine step adds to every agent's info (``deal_result``), or None
+    step_info: dict[str, Any] | None = None
+    #: the latest moves for the rendered table: (seat, move, cards picked up, fund top, phase)
+    recent: list[tuple[int, Move, int, int, int]] = field(default_factory=list)
 
     @property
     def num_players(self) -> int:
@@ -304,6 +312,10 @@ def clone(state: State) -> State:
         capped=state.capped,
         match_years=list(state.match_years),
         deals=state.deals,
+        decks=state.decks,
+        rng=state.rng,
+        step_info=state.step_info,
+        recent=list(state.recent),
     )
 
 

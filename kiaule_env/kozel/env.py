@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar
-
-import numpy as np
 
 from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
 from kiaule_env.core.aec import TurnBasedCardEnv
-from kiaule_env.core.options import stacked_decks
 from kiaule_env.kozel import rules
-from kiaule_env.kozel.encoding import CODEC, ENCODER
-from kiaule_env.kozel.rules import DECK, Config, State, View
+from kiaule_env.kozel.engine import Engine
+from kiaule_env.kozel.rules import State
 
 
 class KozelEnv(TurnBasedCardEnv):
     """Kozel (Goat), RULES §1: see :mod:`kiaule_env.kozel_v0` for the documentation."""
 
     metadata: ClassVar[dict[str, Any]] = {**TurnBasedCardEnv.metadata, "name": "kozel_v0"}
-    option_keys = frozenset({"deck", "decks"})
 
     def __init__(
         self,
@@ -34,7 +29,7 @@ class KozelEnv(TurnBasedCardEnv):
         render_mode: str | None = None,
         max_cycles: int | None = None,
     ):
-        self.config = Config(
+        engine = Engine(
             num_players=num_players,
             deck=deck,
             trump_card=trump_card,
@@ -44,64 +39,14 @@ class KozelEnv(TurnBasedCardEnv):
             series=series,
             reward=reward,
         )
-        super().__init__(
-            rules.NUM_PLAYERS, ENCODER.layout, CODEC.num_actions, render_mode, max_cycles
-        )
-        self.state: State | None = None
-        self._games_done = 0
-
-    # ------------------------------------------------------------------ hooks
-    def _start_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
-        decks = stacked_decks(options, DECK, multi_deal=self.config.series)  # K3, K14
-        self.state = rules.new_deal(self.config, rng, decks)
-        self._games_done = 0
-
-    def _seat_to_act(self) -> int:
-        return self.state.to_act
-
-    def _legal_actions(self) -> Sequence[int]:
-        return rules.legal_moves(self.state)
-
-    def _apply(self, action: int) -> Sequence[float] | None:
-        return rules.apply(self.state, action)
-
-    def _encode(self, seat: int) -> np.ndarray:
-        return ENCODER.encode(rules.view(self.state, seat))
-
-    def _move_text(self, action: int) -> str:
-        return rules.move_text(self.state, action)
-
-    def _result(self) -> dict[str, Any]:
-        return rules.result(self.state)
-
-    def _step_info(self) -> dict[str, Any] | None:
-        """``game_result``: the K16 outcome of a game, in the step that finished it."""
-        games = self.state.finished_games
-        if len(games) == self._games_done:
-            return None
-        self._games_done = len(games)
-        return {"game_result": games[-1]}
-
-    def check_invariants(self) -> None:
-        rules.check_invariants(self.state)
-        seat = self.state.to_act
-        if seat >= 0:
-            assert self.agent_selection == self.possible_agents[seat], "agent_selection is stale"
-            assert list(self._legal), "the agent to act has no legal move"
+        super().__init__(engine, render_mode, max_cycles)
 
     # ------------------------------------------------------------------ extras
-    def view(self, agent: str) -> View:
-        """The information set of ``agent`` (:class:`~kiaule_env.kozel.rules.View`)."""
-        return rules.view(self.state, self.agent_name_mapping[agent])
-
-    def _render_table(self) -> str:
-        return render_table(self.state)
-
     def render_view(self, agent: str) -> str:
         """The table as ``agent`` sees it: the view from above plus his hand and memory."""
         seat = self.agent_name_mapping[agent]
-        v = rules.view(self.state, seat)
-        lines = [render_table(self.state), f"You are {agent} (team {seat % 2})."]
+        v = rules.view(self.game_state, seat)
+        lines = [render_table(self.game_state), f"You are {agent} (team {seat % 2})."]
         lines.append("Your hand: " + (_cards(v.hand) or "(empty)"))
         if v.my_discards:
             lines.append("Your face-down discards this game: " + _cards(v.my_discards))

@@ -252,6 +252,8 @@ class State:
     eggs_streak: int
     last_result: dict[str, Any] | None = None
     finished_games: list[dict[str, Any]] = field(default_factory=list)
+    #: what the latest engine step adds to every agent's info (``game_result``, K16), or None
+    step_info: dict[str, Any] | None = None
 
     @property
     def stock_size(self) -> int:

@@ -56,7 +56,7 @@ def build_layout(config: Config) -> ObservationLayout:
     return ObservationLayout(slices)
 
 
-class PigEncoder:
+class ObservationEncoder:
     """Encodes views of one configuration into observation vectors."""
 
     def __init__(self, config: Config):
@@ -126,7 +126,7 @@ class PigEncoder:
         return np.array(obs, dtype=np.float32)
 
 
-class PigActions:
+class ActionCodec:
     """The action codec: ``Discrete(R + 2)`` index ↔ engine move ↔ move text (P4)."""
 
     def __init__(self, config: Config):
@@ -135,7 +135,7 @@ class PigActions:
         self.num_ranks = len(self.ranks)
         self.nose = self.num_ranks
         self.wait = self.num_ranks + 1
-        self.n = self.num_ranks + 2
+        self.num_actions = self.num_ranks + 2
         self._rank_action = [-1] * 13
         for i, rank in enumerate(self.ranks):
             self._rank_action[rank] = i
@@ -168,14 +168,13 @@ class PigActions:
         """Action index of a move text (case-insensitive), ``ValueError`` if malformed."""
         return self.to_action(parse_move(self.config, text))
 
-    def mask(self, moves: Iterable[int]) -> np.ndarray:
-        """``int8`` mask of the legal engine ``moves``."""
-        mask = np.zeros(self.n, dtype=np.int8)
-        for move in moves:
-            mask[self.to_action(move)] = 1
+    def mask(self, actions: Iterable[int]) -> np.ndarray:
+        """``int8`` mask of the action indices ``actions``."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[list(actions)] = 1
         return mask
 
-    def table(self) -> str:
+    def markdown_table(self) -> str:
         """Markdown table of the action indices (docs are generated from this)."""
         r = self.num_ranks
         word = self.config.nose_word

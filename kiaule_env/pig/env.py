@@ -23,13 +23,10 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector
 
 from kiaule_env.cards import RANKS
+from kiaule_env.core.engine import check_action
 from kiaule_env.core.options import check_max_cycles, check_option_keys, check_render_mode
 from kiaule_env.pig import rules
-from kiaule_env.pig.encoding import PigActions, PigEncoder
-
-#: reset options (§0 stacked decks); ``check_option_keys`` also ignores PettingZoo's API-test
-#: probe ``reset(options={"options": 1})``.
-OPTION_KEYS = frozenset({"deck", "decks"})
+from kiaule_env.pig.engine import Engine
 
 
 class PigParallelEnv(ParallelEnv):
@@ -55,7 +52,7 @@ class PigParallelEnv(ParallelEnv):
         render_mode: str | None = None,
         max_cycles: int | None = None,
     ):
-        self.config = rules.Config(
+        self.engine = Engine(
             num_players=num_players,
             game=game,
             stock=stock,
@@ -65,30 +62,37 @@ class PigParallelEnv(ParallelEnv):
             max_passes=max_passes,
             max_race_steps=max_race_steps,
         )
+        self.config = self.engine.config
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         #: parallel steps after which the episode is truncated (``None``: off)
         self.max_cycles = check_max_cycles(max_cycles)
         self.num_players = num_players
-        self.encoder = PigEncoder(self.config)
-        self.actions = PigActions(self.config)
+        self.encoder = self.engine.encoder
+        self.actions = self.engine.codec
         self.layout = self.encoder.layout
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = self.engine.num_actions
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(self.layout.low, self.layout.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(self.actions.n,), dtype=np.int8),
+                "action_mask": spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8),
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = {a: spaces.Discrete(self.actions.n) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self.np_random: np.random.Generator | None = None
-        self.state: rules.State | None = None
+        self.game_state: rules.State | None = None
         self.agents: list[str] = []
         self._legal: dict[int, tuple[int, ...]] = {}
         #: legal action tuple -> mask (shared, never handed out: observations get copies)
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
-        self._zero_mask = np.zeros(self.actions.n, dtype=np.int8)
+        self._zero_mask = np.zeros(n_actions, dtype=np.int8)
+
+    @property
+    def step_limit(self) -> int | None:
+        """Parallel steps after which ``max_cycles`` truncates the episode (None: never)."""
+        return self.max_cycles
 
     # ------------------------------------------------------------------ PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:
@@ -100,11 +104,14 @@ class PigParallelEnv(ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict]]:
-        checked = check_option_keys(options, OPTION_KEYS)
-        decks = rules.parse_decks(self.config, checked)
-        if seed is not None or self.np_random is None:
-            self.np_random, _ = seeding.np_random(seed)
-        self.state = rules.new_game(self.config, self.np_random, decks)
+        checked = check_option_keys(options, self.engine.option_keys)
+        rng = self.np_random
+        if seed is not None or rng is None:
+            rng, _ = seeding.np_random(seed)
+        # built before anything is assigned: a refused option leaves the env as it was
+        state = self.engine.new_episode(rng, checked)
+        self.np_random = rng
+        self.game_state = state
         self.agents = list(self.possible_agents)
         self._num_steps = 0
         self._refresh_legal()
@@ -112,27 +119,26 @@ class PigParallelEnv(ParallelEnv):
         return observations, {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        state = self.state
+        state = self.game_state
         if state is None or not self.agents:
             raise ValueError("step() called on a finished episode; call reset() first")
-        moves = self._check_actions(actions)
-        report = rules.apply(state, moves, self.np_random, validate=False)  # checked above
+        joint = self._check_actions(actions)
+        deltas = self.engine.apply(state, joint)
         self._num_steps += 1
         live = self.agents
         mapping = self.agent_name_mapping
-        rewards = {a: report.rewards[mapping[a]] for a in live}
-        over = state.phase == rules.OVER
-        terminations = dict.fromkeys(live, over)
-        if report.eliminated is not None:
-            terminations[self.possible_agents[report.eliminated]] = True
+        rewards = {a: deltas[mapping[a]] for a in live}
+        over = self.engine.is_over(state)
+        terminations = {a: over or mapping[a] not in state.seats_in for a in live}
         truncated = not over and self.max_cycles is not None and self._num_steps >= self.max_cycles
         truncations = dict.fromkeys(live, truncated)
         infos: dict[str, dict[str, Any]] = {a: {} for a in live}
-        if report.round_result is not None:
+        extra = self.engine.step_info(state)
+        if extra:
             for a in live:
-                infos[a]["round_result"] = report.round_result
+                infos[a].update(extra)
         if over:
-            outcome = rules.result(state)
+            outcome = self.engine.result(state)
             for a in live:
                 infos[a]["result"] = outcome
         self.agents = [a for a in live if not (terminations[a] or truncated)]
@@ -143,7 +149,8 @@ class PigParallelEnv(ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
     def _check_actions(self, actions: dict[str, Any]) -> list[int]:
-        """Engine moves per seat; ``ValueError`` naming a missing, foreign or illegal action."""
+        """Actions of the seats to act, in seat order; ``ValueError`` naming a missing, foreign
+        or illegal action."""
         if not isinstance(actions, dict):
             raise ValueError(
                 f"actions must be a dict agent -> action, got {type(actions).__name__}"
@@ -151,50 +158,38 @@ class PigParallelEnv(ParallelEnv):
         foreign = [a for a in actions if a not in self.agents]
         if foreign:
             raise ValueError(f"actions for {foreign}, who are not playing; agents: {self.agents}")
-        moves = [rules.WAIT] * self.num_players
+        joint = []
         for agent in self.agents:
             if agent not in actions:
                 raise ValueError(f"no action for {agent}; every agent in env.agents acts each step")
-            moves[self.agent_name_mapping[agent]] = self.check_action(agent, actions[agent])
-        return moves
+            joint.append(self.check_action(agent, actions[agent]))
+        return joint
 
     def check_action(self, agent: str, action: Any) -> int:
-        """Engine move of ``agent``'s ``action``; ``ValueError`` naming it and the legal ones."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(
-                f"{agent}: action must be an integer index into Discrete({self.actions.n}), "
-                f"got {action!r}"
-            )
-        action = int(action)
-        if action not in self._legal.get(self.agent_name_mapping[agent], ()):
-            if 0 <= action < self.actions.n:
-                what = f"action {action} ({self.actions.text(action)}) is illegal now"
-            else:
-                what = f"action {action} is outside Discrete({self.actions.n})"
-            legal = ", ".join(f"{a} ({t})" for a, t in self.legal_moves(agent).items())
-            raise ValueError(f"{agent}: {what}; legal moves: {legal or 'none'}")
-        return self.actions.to_move(action)
+        """``agent``'s ``action`` as an int; ``ValueError`` naming it and the legal ones."""
+        seat = self.agent_name_mapping[agent]
+        return check_action(self.engine, self.game_state, seat, action, self._legal.get(seat, ()))
 
     def _refresh_legal(self) -> None:
         """Legal action indices of every agent still playing (cached for the step)."""
-        state = self.state
-        to_action = self.actions.to_action
+        state = self.game_state
+        legal_actions = self.engine.legal_actions
         cache = self._mask_cache
         self._legal = {}
         self._masks: dict[int, np.ndarray] = {}
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
-            legal = tuple(to_action(m) for m in rules.legal_moves(state, seat))
+            legal = legal_actions(state, seat)
             mask = cache.get(legal)
             if mask is None:
-                mask = cache[legal] = np.zeros(self.actions.n, dtype=np.int8)
+                mask = cache[legal] = np.zeros(self.engine.num_actions, dtype=np.int8)
                 mask[list(legal)] = 1
             self._legal[seat] = legal
             self._masks[seat] = mask
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        obs = self.encoder.encode(rules.view(self.state, seat))
+        obs = self.engine.observe(self.game_state, seat)
         mask = self._masks.get(seat)
         mask = self._zero_mask if mask is None else mask
         return {"observation": obs, "action_mask": mask.copy()}
@@ -211,11 +206,16 @@ class PigParallelEnv(ParallelEnv):
 
     def view(self, agent: str) -> rules.PigView:
         """What ``agent`` knows (his information set) as plain data."""
-        return rules.view(self.state, self.agent_name_mapping[agent])
+        return self.engine.view(self.game_state, self.agent_name_mapping[agent])
+
+    def load_state(self, state: rules.State) -> None:
+        """Replace the engine state (tests, search agents) and recompute the legal actions."""
+        self.game_state = state
+        self._refresh_legal()
 
     def check_invariants(self) -> None:
         """Engine invariants, and the env's agents agreeing with the players still in."""
-        state = self.state
+        state = self.game_state
         rules.check_invariants(state)
         if state.phase != rules.OVER and self.agents:
             assert self.agents == [self.possible_agents[s] for s in state.seats_in], (
@@ -231,7 +231,7 @@ class PigParallelEnv(ParallelEnv):
 
             warn("You are calling render method without specifying any render mode.")
             return None
-        text = render_table(self.state)
+        text = render_table(self.game_state)
         if self.render_mode == "human":
             print(text)  # noqa: T201 - 'human' mode prints by definition
             return None
@@ -295,11 +295,16 @@ class PigAECEnv(AECEnv):
         self.observation_spaces = self.parallel.observation_spaces
         self.action_spaces = self.parallel.action_spaces
         self.config = self.parallel.config
+        self.layout = self.parallel.layout
         self.agents: list[str] = []
 
     @property
-    def state(self) -> rules.State | None:  # the engine state, like the turn-based games
-        return self.parallel.state
+    def game_state(self) -> rules.State | None:  # the engine state, like the turn-based games
+        return self.parallel.game_state
+
+    @property
+    def engine(self) -> Engine:
+        return self.parallel.engine
 
     @property
     def max_cycles(self) -> int | None:

@@ -173,6 +173,11 @@ class State:
     round_index: int = 0
     last_round: dict[str, Any] | None = None
     winner: int | None = None
+    #: the generator of the episode's chance events (reaction orders, later deals), shared by
+    #: clones; None until an engine starts the episode
+    rng: np.random.Generator | None = None
+    #: what the latest engine step adds to every agent's info (``round_result``), or None
+    step_info: dict[str, Any] | None = None
 
     @property
     def num_players(self) -> int:
@@ -207,6 +212,8 @@ def clone(state: State) -> State:
         round_index=state.round_index,
         last_round=None if state.last_round is None else dict(state.last_round),
         winner=state.winner,
+        rng=state.rng,
+        step_info=state.step_info,
     )
 
 

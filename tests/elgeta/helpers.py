@@ -44,10 +44,10 @@ def step_env(env: Any, count: int) -> list[tuple[int, int]]:
     """Make ``count`` plays (fewer if the game ends); return ``(seat, card)`` of each."""
     played = []
     for _ in range(count):
-        if env.state.over:
+        if env.game_state.over:
             break
         seat = env.agent_name_mapping[env.agent_selection]
-        played.append((seat, env.state.piles[seat][0]))
+        played.append((seat, env.game_state.piles[seat][0]))
         env.step(0)
     return played
 
@@ -55,7 +55,7 @@ def step_env(env: Any, count: int) -> list[tuple[int, int]]:
 def play_out(env: Any) -> list[tuple[int, int]]:
     """Play the episode to its end; return every ``(seat, card)`` played."""
     played = []
-    while not env.state.over and not any(env.truncations.values()):
+    while not env.game_state.over and not any(env.truncations.values()):
         played += step_env(env, 1)
     return played
 
@@ -73,5 +73,5 @@ def both_paths(piles: list[list[str]], **kwargs: Any) -> tuple[Any, rules.Outcom
     trace: list[tuple[int, int]] = []
     outcome = rules.simulate(env.config, [[parse_card(t) for t in p] for p in piles], trace)
     assert trace == played
-    assert outcome == rules.result(env.state)
+    assert outcome == rules.result(env.game_state)
     return env, outcome

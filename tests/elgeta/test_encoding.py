@@ -102,7 +102,7 @@ def test_observations_stay_in_bounds_and_rotate_with_the_observer(num_players, d
     space = env.observation_space("player_0")["observation"]
     env.reset(seed=4)
     for _ in range(60):
-        if env.state.over:
+        if env.game_state.over:
             break
         obs = [env.observe(a)["observation"] for a in env.possible_agents]
         for o in obs:
@@ -123,7 +123,7 @@ def test_observations_stay_in_bounds_and_rotate_with_the_observer(num_players, d
 def test_encoder_reads_views_not_states():
     config = rules.Config(num_players=2, deck="32")
     state = rules.new_deal(config, np.random.default_rng(0))
-    encoder = encoding.Encoder(config)
+    encoder = encoding.ObservationEncoder(config)
     view = rules.view(state, 0)
     assert np.array_equal(encoder.encode(view), encoder.encode(rules.view(rules.clone(state), 0)))
     assert encoder.layout.size == 234

@@ -42,7 +42,7 @@ def test_E1_allowed_players_and_decks_and_defaults():
             env.reset(seed=1)
             assert env.config.deck == str(deck)
             assert (
-                sum(map(len, env.state.piles))
+                sum(map(len, env.game_state.piles))
                 == {"32": 32, "36": 36, "52": 52}[str(deck)] * (3 if n == 3 else 4) // 4
             )
 
@@ -54,12 +54,12 @@ def _suits(pile) -> set[str]:
 def test_E2_four_players_one_suit_each_shuffled():
     env = elgeta_v0.raw_env(num_players=4, deck="36")
     env.reset(seed=3)
-    piles = [list(p) for p in env.state.piles]
+    piles = [list(p) for p in env.game_state.piles]
     assert [_suits(p) for p in piles] == [{"S"}, {"C"}, {"D"}, {"H"}]
     assert all(len(p) == 9 for p in piles)
     assert any(p != sorted(p) for p in piles), "piles are shuffled"
     env.reset(seed=4)
-    assert [list(p) for p in env.state.piles] != piles, "another seed, another order"
+    assert [list(p) for p in env.game_state.piles] != piles, "another seed, another order"
 
 
 def test_E2_three_players_one_random_suit_left_out_others_in_order():
@@ -67,7 +67,7 @@ def test_E2_three_players_one_random_suit_left_out_others_in_order():
     left_out_seen = set()
     for seed in range(40):
         env.reset(seed=seed)
-        suits = [_suits(p) for p in env.state.piles]
+        suits = [_suits(p) for p in env.game_state.piles]
         assert all(len(s) == 1 for s in suits)
         order = [next(iter(s)) for s in suits]
         (left_out,) = set("SCDH") - set(order)
@@ -79,15 +79,15 @@ def test_E2_three_players_one_random_suit_left_out_others_in_order():
 def test_E2_two_players_red_against_black():
     env = elgeta_v0.raw_env(num_players=2, deck="32")
     env.reset(seed=0)
-    assert [_suits(p) for p in env.state.piles] == [{"D", "H"}, {"C", "S"}]
-    assert [len(p) for p in env.state.piles] == [16, 16]
+    assert [_suits(p) for p in env.game_state.piles] == [{"D", "H"}, {"C", "S"}]
+    assert [len(p) for p in env.game_state.piles] == [16, 16]
 
 
 def test_E2_stacked_piles_fix_the_deal_in_any_distribution():
     piles = stacked(["QS 10S", "10D", "4H", "AC"], fill=(1, 2))
     env = new_env(piles)
-    assert [cards_text(p) for p in env.state.piles] == [" ".join(p) for p in piles]
-    assert [len(p) for p in env.state.piles] == [2, 1 + 24, 1 + 23, 1]
+    assert [cards_text(p) for p in env.game_state.piles] == [" ".join(p) for p in piles]
+    assert [len(p) for p in env.game_state.piles] == [2, 1 + 24, 1 + 23, 1]
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ def test_E2_bad_stacked_piles_are_refused_naming_the_problem(num_players, piles,
 def test_E2_three_players_stacked_piles_leave_out_exactly_one_suit():
     piles = stacked(["AS", "AC", "AD"], num_players=3, deck="32", left_out="H")
     env = new_env(piles, num_players=3, deck="32")
-    assert sum(map(len, env.state.piles)) == 24
+    assert sum(map(len, env.game_state.piles)) == 24
     with pytest.raises(ValueError, match="one whole suit"):  # 7H in play but 7D left out
         swapped = [[("7H" if t == "7D" else t) for t in p] for p in piles]
         new_env(swapped, num_players=3, deck="32")
@@ -130,21 +130,21 @@ def test_E3_players_play_top_cards_clockwise_from_the_previous_winner():
     assert env.legal_moves("player_0") == {0: "play"} and env.legal_moves("player_1") == {}
     first = step_env(env, 4)
     assert first == list(enumerate(cards("2S 5C AD 3H")))
-    assert env.state.last_taker == 2 and env.state.leader == 2  # the ace wins
+    assert env.game_state.last_taker == 2 and env.game_state.leader == 2  # the ace wins
     second = step_env(env, 4)
     assert [s for s, _ in second] == [2, 3, 0, 1]  # the winner leads, then clockwise
-    assert env.state.last_taker == 3  # AH
+    assert env.game_state.last_taker == 3  # AH
 
 
 def test_E3_suits_are_equal_and_beggars_are_skipped():
     # 9S and 9D meet: neither beats the other, the tie is broken by the next round (E4)
     env = new_env(stacked(["9S 2S", "9D 3D", "5C 4C", "8H 5H"]))
     step_env(env, 4)
-    assert env.state.rounds == 2 and env.state.trick_cards == cards("9S 9D 5C 8H")
+    assert env.game_state.rounds == 2 and env.game_state.trick_cards == cards("9S 9D 5C 8H")
     # player_3 has one card: he loses the first trick and is skipped afterwards
     env = new_env(stacked(["KS", "2D", "QC", "3H"], fill=(0, 1, 2)))
     step_env(env, 4)
-    assert env.state.beggars == [3]
+    assert env.game_state.beggars == [3]
     assert [s for s, _ in step_env(env, 3)] == [0, 1, 2]
 
 
@@ -152,34 +152,36 @@ def test_E3_suits_are_equal_and_beggars_are_skipped():
 def test_E4_seed_example_a_the_ace_takes():
     env = new_env(stacked(["QS", "10D", "4H", "AC"]))
     step_env(env, 4)
-    assert env.state.last_taker == 3
-    assert list(env.state.piles[3])[-4:] == cards("QS 10D 4H AC")
+    assert env.game_state.last_taker == 3
+    assert list(env.game_state.piles[3])[-4:] == cards("QS 10D 4H AC")
 
 
 def test_E4_seed_example_b_a_tie_below_the_highest_card_does_not_matter():
     env = new_env(stacked(["9S", "9D", "5H", "QC"]))
     step_env(env, 4)
-    assert env.state.last_taker == 3 and env.state.rounds == 1
-    assert list(env.state.piles[3])[-4:] == cards("9S 9D 5H QC")
+    assert env.game_state.last_taker == 3 and env.game_state.rounds == 1
+    assert list(env.game_state.piles[3])[-4:] == cards("9S 9D 5H QC")
 
 
 def test_E4_seed_example_c_two_aces_tie_and_the_newest_round_decides():
     env = new_env(stacked(["JS 6S", "AD 7D", "AH 9H", "4C QC"]))
     step_env(env, 4)
-    assert env.state.last_taker == rules.NOBODY and env.state.rounds == 2  # nobody takes it yet
+    assert (
+        env.game_state.last_taker == rules.NOBODY and env.game_state.rounds == 2
+    )  # nobody takes it yet
     step_env(env, 4)
-    assert env.state.last_taker == 3  # his queen is the highest of the last four
-    assert list(env.state.piles[3])[-8:] == cards("JS AD AH 4C 6S 7D 9H QC")
-    assert env.state.leader == 3 and env.state.tricks == 1
+    assert env.game_state.last_taker == 3  # his queen is the highest of the last four
+    assert list(env.game_state.piles[3])[-8:] == cards("JS AD AH 4C 6S 7D 9H QC")
+    assert env.game_state.leader == 3 and env.game_state.tricks == 1
 
 
 def test_E4_ties_repeat_until_one_card_is_highest():
     env = new_env(stacked(["KS 5S 2S", "KD 5D 3D", "2H 3H KH", "2C 3C 4C"]))
     step_env(env, 8)
-    assert env.state.rounds == 3  # K K tie, then 5 5 tie
+    assert env.game_state.rounds == 3  # K K tie, then 5 5 tie
     step_env(env, 4)
-    assert env.state.last_taker == 2  # KH, the newest round's highest, takes all 12 cards
-    assert len(env.state.last_trick_cards) == 12
+    assert env.game_state.last_taker == 2  # KH, the newest round's highest, takes all 12 cards
+    assert len(env.game_state.last_trick_cards) == 12
 
 
 # ------------------------------------------------------------------------------- E5 running out
@@ -187,19 +189,19 @@ def test_E5_a_player_out_of_cards_in_a_tie_is_a_beggar_at_once():
     # player_1 ties with his last card; he cannot add and is out at once, his ace stays
     env = new_env(stacked(["AS 2S", "AD", "5H 3H", "4C KC"], fill=(0, 2, 3)))
     step_env(env, 4)
-    assert env.state.beggars == [1] and not env.state.still_in[1]
+    assert env.game_state.beggars == [1] and not env.game_state.still_in[1]
     assert env.agent_selection == "player_0"
     assert [s for s, _ in step_env(env, 3)] == [0, 2, 3]  # he adds nothing
-    assert env.state.last_taker == 3  # KC takes the trick, the beggar's ace included
-    assert cards("AS AD 5H 4C 2S 3H KC") == list(env.state.piles[3])[-7:]
-    assert env.state.beggars == [1]
+    assert env.game_state.last_taker == 3  # KC takes the trick, the beggar's ace included
+    assert cards("AS AD 5H 4C 2S 3H KC") == list(env.game_state.piles[3])[-7:]
+    assert env.game_state.beggars == [1]
 
 
 def test_E5_when_only_one_player_can_add_he_takes_the_trick_without_adding():
     piles = stacked(["7S", "7D 8D"], num_players=2, deck="32", fill=(1,))
     env, outcome = both_paths(piles, num_players=2, deck="32")
     assert outcome.winner == 1 and outcome.tricks == 1 and outcome.beggars == (0,)
-    pile = list(env.state.piles[1])
+    pile = list(env.game_state.piles[1])
     assert pile[0] == parse_card("8D")  # his next card was not added
     assert pile[-2:] == cards("7S 7D")
 
@@ -211,7 +213,7 @@ def test_E5_when_nobody_can_add_the_game_is_a_draw_and_the_cards_stay():
     env, outcome = both_paths(piles, num_players=2, deck="32")
     assert outcome.winner == rules.NOBODY and not outcome.cycle and not outcome.capped
     assert outcome.tricks == 1 and outcome.beggars == (0, 1) and outcome.cards == (0, 0)
-    assert len(env.state.trick_cards) == 32 and env.state.rounds == 16
+    assert len(env.game_state.trick_cards) == 32 and env.game_state.rounds == 16
     assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
 
 
@@ -219,14 +221,14 @@ def test_E5_when_nobody_can_add_the_game_is_a_draw_and_the_cards_stay():
 def test_E6_the_trick_goes_under_the_pile_in_play_order_round_by_round():
     env = new_env(stacked(["2S 3S 8S", "3D 4D AD", "AH 5H 6H", "4C 6C 7C"]))
     step_env(env, 4)  # AH takes: under player_2's pile in the order played
-    assert list(env.state.piles[2])[-4:] == cards("2S 3D AH 4C")
+    assert list(env.game_state.piles[2])[-4:] == cards("2S 3D AH 4C")
     played = step_env(env, 4)  # player_2 leads: 5H 6C 3S 4D, the six takes
-    assert [s for s, _ in played] == [2, 3, 0, 1] and env.state.last_taker == 3
-    assert list(env.state.piles[3])[-4:] == cards("5H 6C 3S 4D")
+    assert [s for s, _ in played] == [2, 3, 0, 1] and env.game_state.last_taker == 3
+    assert list(env.game_state.piles[3])[-4:] == cards("5H 6C 3S 4D")
     # a trick of two rounds goes under round by round (seed example c)
     env = new_env(stacked(["JS 6S", "AD 7D", "AH 9H", "4C QC"]))
     step_env(env, 8)
-    assert list(env.state.piles[3])[-8:] == cards("JS AD AH 4C 6S 7D 9H QC")
+    assert list(env.game_state.piles[3])[-8:] == cards("JS AD AH 4C 6S 7D 9H QC")
 
 
 # ------------------------------------------------------------------------------- E7 beggars
@@ -241,7 +243,7 @@ def test_E7_players_out_of_cards_after_a_trick_are_beggars_in_playing_order_last
 def test_E7_a_beggar_is_out_and_the_game_goes_on():
     env = new_env(stacked(["KS", "2D", "QC", "3H"], fill=(0, 1, 2)))
     step_env(env, 4)
-    assert env.state.beggars == [3] and not env.state.over
+    assert env.game_state.beggars == [3] and not env.game_state.over
     assert env.observe("player_3")["action_mask"].tolist() == [0]
     assert "player_3" in env.agents  # out, but an agent until the end (E9 at the end)
 
@@ -294,7 +296,7 @@ def test_E8_stop_on_all_aces_ends_when_one_pile_holds_every_ace():
     env, outcome = both_paths(piles, num_players=2, deck="32", stop_on_all_aces=True)
     assert outcome.all_aces and outcome.winner == 0 and outcome.tricks == 2
     assert outcome.beggars == () and outcome.cards == (20, 12)  # 2 cards won per round
-    pile = env.state.piles[0]
+    pile = env.game_state.piles[0]
     assert all(parse_card(a) in pile for a in ("AS", "AC", "AD", "AH"))
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
     _, plain = both_paths(piles, num_players=2, deck="32")

@@ -54,9 +54,9 @@ def _kiauliaganys_script():
         assert env.agent_selection == agent
         action = {t: a for a, t in env.legal_moves(agent).items()}[text]
         seat = env.agent_name_mapping[agent]
-        collector.before(env, seat, action)
+        collector.before(env, (seat,), (action,))
         env.step(action)
-        collector.after(env, seat, action)
+        collector.after(env, (seat,), (action,), env.engine.step_info(env.game_state))
     return collector.per_seat()
 
 
@@ -173,8 +173,7 @@ def test_fast_play_equals_env_play(game, kwargs):
     import numpy as np
 
     from agents import make
-    from agents.arena import play_aec
-    from experiments.tournament.play import play_aec_game
+    from kiaule_env.core.play import play_episode
 
     module = pytest.importorskip(f"kiaule_env.{game}_v0")
     spec = get_spec(game)
@@ -182,16 +181,16 @@ def test_fast_play_equals_env_play(game, kwargs):
     for seed in range(3):
         env = spec.build_env(kwargs)
         seats = [names[i % 2] for i in range(len(env.possible_agents))]
-        options = spec.deal_options(env, kwargs, np.random.default_rng(seed))
-        fast = play_aec_game(
+        options = spec.deal_options(env, np.random.default_rng(seed))
+        fast = play_episode(
             env, [make(n, seed=seed + i) for i, n in enumerate(seats)], seed, options,
-            record_moves=True,
+            record=True,
         )  # fmt: skip
         ref_env = module.env(**kwargs)
-        ref = play_aec(
+        ref = play_episode(
             ref_env, [make(n, seed=seed + i) for i, n in enumerate(seats)], seed=seed,
-            options=options, record_moves=True,
+            options=options, record=True, api=True,
         )  # fmt: skip
         assert fast.moves == ref.moves
-        assert fast.rewards == pytest.approx([ref.rewards[a] for a in ref_env.possible_agents])
+        assert fast.rewards == pytest.approx(ref.rewards)
         assert fast.result == ref.result

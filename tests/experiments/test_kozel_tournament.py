@@ -12,12 +12,11 @@ import pytest
 pytest.importorskip("kiaule_env.kozel_v0")
 
 from agents import make
-from agents.arena import play_aec
 from experiments.metrics import metrics_from_record
 from experiments.tournament import TournamentConfig, load_records, run_tournament
-from experiments.tournament.play import play_aec_game
 from experiments.tournament.specs import get_spec
 from kiaule_env import kozel_v0
+from kiaule_env.core.play import play_episode
 
 
 def _opponent_agent() -> str:
@@ -66,18 +65,18 @@ def test_fast_play_equals_play_through_the_wrapped_env():
     name = _opponent_agent()
     for seed in range(6):
         env = kozel_v0.raw_env()
-        options = spec.deal_options(env, {}, np.random.default_rng(seed))
+        options = spec.deal_options(env, np.random.default_rng(seed))
         names = ["kozel/random", name, "kozel/random", name]
-        fast = play_aec_game(
+        fast = play_episode(
             env, [make(n, seed=seed * 10 + i) for i, n in enumerate(names)], seed, options,
-            record_moves=True,
+            record=True,
         )  # fmt: skip
-        ref = play_aec(
+        ref = play_episode(
             kozel_v0.env(), [make(n, seed=seed * 10 + i) for i, n in enumerate(names)],
-            seed=seed, options=options, record_moves=True,
+            seed=seed, options=options, record=True, api=True,
         )  # fmt: skip
         assert fast.moves == ref.moves
-        assert fast.rewards == [ref.rewards[a] for a in kozel_v0.env().possible_agents]
+        assert fast.rewards == ref.rewards
         assert fast.result == ref.result
 
 
@@ -113,8 +112,8 @@ def test_metrics_agree_with_the_engine_and_the_public_record(kozel_run):
             env.step(action)
         for seat in range(4):
             own = seat % 2
-            assert m[seat]["discard_partner"] == env.state.discard_points[seat][own]
-            assert m[seat]["discard_opponents"] == env.state.discard_points[seat][1 - own]
+            assert m[seat]["discard_partner"] == env.game_state.discard_points[seat][own]
+            assert m[seat]["discard_opponents"] == env.game_state.discard_points[seat][1 - own]
             assert m[seat]["beat_partner"] == beats_partner[seat]
             assert m[seat]["partner_winning"] == partner_winning[seat]
             assert m[seat]["claims"] == claims[seat]
@@ -171,15 +170,15 @@ def test_observation_agents_see_what_the_env_shows_and_runs_are_reproducible():
     spec = get_spec("kozel")
     for seed in range(3):
         env = kozel_v0.raw_env()
-        options = spec.deal_options(env, {}, np.random.default_rng(seed))
+        options = spec.deal_options(env, np.random.default_rng(seed))
         names = [name, "kozel/random", name, "kozel/random"]
-        fast = play_aec_game(
+        fast = play_episode(
             env, [make(n, seed=seed * 10 + i) for i, n in enumerate(names)], seed, options,
-            record_moves=True,
+            record=True,
         )  # fmt: skip
-        ref = play_aec(
+        ref = play_episode(
             kozel_v0.env(), [make(n, seed=seed * 10 + i) for i, n in enumerate(names)],
-            seed=seed, options=options, record_moves=True,
+            seed=seed, options=options, record=True, api=True,
         )  # fmt: skip
         assert fast.moves == ref.moves and fast.result == ref.result
     cfg = TournamentConfig(game="kozel", agents=[name, "kozel/random"], games=24, seed=5)

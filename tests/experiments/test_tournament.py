@@ -9,13 +9,12 @@ import numpy as np
 import pytest
 
 from agents import make
-from agents.arena import play_aec
 from experiments.metrics import metrics_from_record
 from experiments.tournament import TournamentConfig, load_records, main, run_tournament
-from experiments.tournament.play import play_aec_game
 from experiments.tournament.runner import ResumeMismatch
 from experiments.tournament.specs import get_spec
 from kiaule_env.core.aec import wrap_classic
+from kiaule_env.core.play import play_episode
 from kiaule_env.core.records import replay
 from tests.experiments import toy
 
@@ -44,7 +43,7 @@ def test_duplicate_deals_repeat_the_same_deck_across_seat_rotations(tmp_path):
         for _, record in games:
             env = toy.ToyEnv(**record.env_kwargs)
             env.reset(seed=record.seed, options=record.options)
-            hands.append([tuple(h) for h in env.hands])
+            hands.append([tuple(h) for h in env.game_state.hands])
         assert hands[0] == hands[1] == hands[2]  # every seat gets the same cards every time
         seatings = [tuple(lines[tuple(k)]["seats"]) for k, _ in games]
         for seat in range(3):  # ... and each agent plays that seat's hand once
@@ -137,30 +136,32 @@ def test_fast_play_is_identical_to_play_through_the_wrapped_env():
     spec = get_spec("toy")
     for seed in range(20):
         names = ["toy/random", "toy/smart", "toy/random"]
-        options = spec.deal_options(None, {}, np.random.default_rng(seed))
-        fast = play_aec_game(
+        options = spec.deal_options(toy.raw_env(), np.random.default_rng(seed))
+        fast = play_episode(
             toy.raw_env(),
             [make(n, seed=seed + i) for i, n in enumerate(names)],
             seed,
             options,
-            record_moves=True,
+            record=True,
         )
-        ref = play_aec(
+        ref = play_episode(
             wrap_classic(toy.raw_env()),
             [make(n, seed=seed + i) for i, n in enumerate(names)],
             seed=seed,
             options=options,
-            record_moves=True,
+            record=True,
+            api=True,
         )
         assert fast.moves == ref.moves
-        assert fast.rewards == [ref.rewards[f"player_{i}"] for i in range(3)]
+        assert fast.rewards == ref.rewards
         assert fast.result == ref.result
-        generic = play_aec_game(  # the agent_iter loop used for AEC envs not on the base
+        generic = play_episode(  # the public agent_iter driver of the loop
             wrap_classic(toy.raw_env()),
             [make(n, seed=seed + i) for i, n in enumerate(names)],
             seed,
             options,
-            record_moves=True,
+            record=True,
+            api=True,
         )
         assert (generic.moves, generic.rewards, generic.result) == (
             fast.moves,
@@ -239,4 +240,4 @@ def test_an_illegal_action_raises_naming_it_and_the_legal_moves():
             return 7
 
     with pytest.raises(ValueError, match=r"player_0: action 7 is outside .*0 \(keep\), 1 \(swap\)"):
-        play_aec_game(toy.raw_env(), [Cheat()] * 3, 0, None)
+        play_episode(toy.raw_env(), [Cheat()] * 3, 0, None)

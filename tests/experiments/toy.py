@@ -11,6 +11,7 @@ the teams get ±1. Agents: ``toy/random``, ``toy/smart`` (swaps a card below 8),
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,54 +19,94 @@ import numpy as np
 from agents.random_agent import RandomAgent
 from agents.registry import register
 from experiments.metrics import MetricDef
-from experiments.tournament.specs import GameSpec, decks_option, register_game
+from experiments.tournament.specs import register_game
 from kiaule_env.cards import CARD_TEXTS, get_deck
 from kiaule_env.core.aec import TurnBasedCardEnv
+from kiaule_env.core.game import GameDescriptor
 from kiaule_env.core.layout import ObservationLayout, Slice
-from kiaule_env.core.options import stacked_decks
+from kiaule_env.core.options import decks_option, stacked_decks
 
 DECK = get_deck("52")
 KEEP, SWAP = 0, 1
 
 
-class ToyEnv(TurnBasedCardEnv):
+@dataclass
+class ToyState:
+    hands: list[list[int]]
+    stock: list[int]
+    turn: int = 0
+
+
+class ToyCodec:
+    num_actions = 2
+    texts = ("keep", "swap")
+
+    def mask(self, actions: Sequence[int]) -> np.ndarray:
+        mask = np.zeros(2, dtype=np.int8)
+        mask[list(actions)] = 1
+        return mask
+
+    def markdown_table(self) -> str:
+        return "| 0 | keep |\n| 1 | swap |"
+
+
+class ToyEncoder:
+    def __init__(self) -> None:
+        self.layout = ObservationLayout([Slice("hand", 52, "my cards")])
+
+    def encode(self, view: dict[str, Any]) -> np.ndarray:
+        obs = self.layout.new()
+        obs[list(view["hand"])] = 1.0
+        return obs
+
+
+class ToyEngine:
+    """The engine contract for the toy game (see the module docstring)."""
+
+    simultaneous = False
     option_keys = frozenset({"deck", "decks"})
 
-    def __init__(self, num_players: int = 3, teams: bool = False, **kw: Any):
-        layout = ObservationLayout([Slice("hand", 52, "my cards")])
-        super().__init__(num_players, layout, 2, **kw)
+    def __init__(self, num_players: int = 3, teams: bool = False):
+        self.config = {"num_players": num_players, "teams": teams}
+        self.num_players = num_players
         self.teams = teams
+        self.encoder = ToyEncoder()
+        self.codec = ToyCodec()
+        self.num_actions = 2
 
-    def _start_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
+    def new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> ToyState:
         decks = stacked_decks(options, DECK, multi_deal=False)
         deck = decks[0] if decks else DECK.shuffled(rng)
         n = self.num_players
-        self.hands = [[deck[2 * i], deck[2 * i + 1]] for i in range(n)]
-        self.stock = list(deck[2 * n :])
-        self.turn = 0
+        return ToyState([[deck[2 * i], deck[2 * i + 1]] for i in range(n)], list(deck[2 * n :]))
 
-    def _seat_to_act(self) -> int:
-        return self.turn % self.num_players if self.turn < 2 * self.num_players else -1
+    def random_deal(self, rng: np.random.Generator) -> dict[str, Any]:
+        return decks_option(DECK, rng, 1)
 
-    def _legal_actions(self) -> Sequence[int]:
-        return (KEEP, SWAP)
+    def to_act(self, state: ToyState) -> tuple[int, ...]:
+        n = self.num_players
+        return (state.turn % n,) if state.turn < 2 * n else ()
 
-    def _apply(self, action: int) -> Sequence[float] | None:
-        seat = self._seat_to_act()
-        if action == SWAP:
-            hand = self.hands[seat]
+    def legal_actions(self, state: ToyState, seat: int) -> Sequence[int]:
+        return (KEEP, SWAP) if self.to_act(state) == (seat,) else ()
+
+    def apply(self, state: ToyState, actions: Sequence[int]) -> Sequence[float]:
+        (seat,) = self.to_act(state)
+        if actions[0] == SWAP:
+            hand = state.hands[seat]
             low = min(range(2), key=lambda j: hand[j] % 13)
-            hand[low] = self.stock.pop(0)
-        self.turn += 1
-        if self._seat_to_act() >= 0:
-            return None
-        return self._rewards()
+            hand[low] = state.stock.pop(0)
+        state.turn += 1
+        return self._rewards(state) if self.is_over(state) else [0.0] * self.num_players
 
-    def totals(self) -> list[int]:
-        return [sum(c % 13 for c in h) for h in self.hands]
+    def is_over(self, state: ToyState) -> bool:
+        return not self.to_act(state)
 
-    def _rewards(self) -> list[float]:
-        totals = self.totals()
+    def totals(self, state: ToyState) -> list[int]:
+        return [sum(c % 13 for c in h) for h in state.hands]
+
+    def _rewards(self, state: ToyState) -> list[float]:
+        totals = self.totals(state)
         n = self.num_players
         if self.teams:
             t = [totals[0] + totals[2], totals[1] + totals[3]]
@@ -78,25 +119,41 @@ class ToyEnv(TurnBasedCardEnv):
             return [0.0] * n
         return [1.0 if t == best else -1.0 / (n - 1) for t in totals]
 
-    def _encode(self, seat: int) -> np.ndarray:
-        obs = self.layout.new()
-        obs[list(self.hands[seat])] = 1.0
-        return obs
+    def result(self, state: ToyState) -> dict[str, Any]:
+        return {"totals": self.totals(state)}
 
-    def view(self, agent: str) -> dict[str, Any]:
-        return {"hand": tuple(self.hands[self.agent_name_mapping[agent]])}
+    def step_info(self, state: ToyState) -> None:
+        return None
 
-    def _move_text(self, action: int) -> str:
-        return ("keep", "swap")[action]
+    def view(self, state: ToyState, seat: int) -> dict[str, Any]:
+        return {"hand": tuple(state.hands[seat])}
 
-    def _result(self) -> dict[str, Any]:
-        return {"totals": self.totals()}
+    def observe(self, state: ToyState, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.view(state, seat))
 
-    def _render_table(self) -> str:
-        return " | ".join(" ".join(CARD_TEXTS[c] for c in h) for h in self.hands)
+    def clone(self, state: ToyState) -> ToyState:
+        return ToyState([list(h) for h in state.hands], list(state.stock), state.turn)
 
-    def check_invariants(self) -> None:
+    def action_text(self, state: ToyState, seat: int, action: int) -> str:
+        return self.codec.texts[action]
+
+    def parse_action(self, state: ToyState, seat: int, text: str) -> int:
+        return self.codec.texts.index(text)
+
+    def check_invariants(self, state: ToyState) -> None:
         pass
+
+    def render(self, state: ToyState) -> str:
+        return " | ".join(" ".join(CARD_TEXTS[c] for c in h) for h in state.hands)
+
+    def resample_hidden(self, state: ToyState, seat: int, rng: np.random.Generator) -> ToyState:
+        return self.clone(state)
+
+
+class ToyEnv(TurnBasedCardEnv):
+    def __init__(self, num_players: int = 3, teams: bool = False, **kw: Any):
+        super().__init__(ToyEngine(num_players, teams), **kw)
+        self.teams = teams
 
 
 class SmartAgent:
@@ -147,11 +204,11 @@ class Collector:
     def start(self, env: Any) -> None:
         self.counts = [{"swaps": 0, "decisions": 0} for _ in env.possible_agents]
 
-    def before(self, env: Any, seat: int, action: int) -> None:
-        self.counts[seat]["decisions"] += 1
-        self.counts[seat]["swaps"] += action == SWAP
+    def before(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...]) -> None:
+        self.counts[seats[0]]["decisions"] += 1
+        self.counts[seats[0]]["swaps"] += actions[0] == SWAP
 
-    def after(self, env: Any, seat: int, action: int) -> None:
+    def after(self, env: Any, seats: Any, actions: Any, info: Any) -> None:
         pass
 
     def per_seat(self) -> list[dict[str, float]]:
@@ -164,12 +221,29 @@ METRICS = (
 )
 
 
-def toy_deal(env: Any, kwargs: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    return decks_option(DECK, rng, 1)
-
-
 def raw_env(**kwargs: Any) -> ToyEnv:
     return ToyEnv(**kwargs)
+
+
+env = raw_env
+
+
+def toy_game(name: str, teams: tuple[tuple[int, ...], ...] | None) -> GameDescriptor:
+    return GameDescriptor(
+        name=name,
+        env_id="toy-v0",
+        version=0,
+        module=__name__,
+        engine=f"{__name__}:ToyEngine",
+        api="aec",
+        player_counts=(2, 3, 4),
+        decks=("52",),
+        teams=teams,
+        has_decisions=True,
+        reward_range=(-1.0, 1.0),
+        default_options={"num_players": 3, "teams": False},
+        longest_game="two rounds",
+    )
 
 
 for _game in ("toy", "toyteam"):
@@ -177,13 +251,4 @@ for _game in ("toy", "toyteam"):
     register(f"{_game}/smart", lambda seed=0: SmartAgent(seed))
     register(f"{_game}/keep", lambda seed=0: KeepAgent(seed))
 for _name, _teams in (("toy", None), ("toyteam", ((0, 2), (1, 3)))):
-    register_game(
-        GameSpec(
-            name=_name,
-            env_id="toy-v0",
-            make_env="tests.experiments.toy:raw_env",
-            teams=_teams,
-            deal_options=toy_deal,
-            metrics="tests.experiments.toy",
-        )
-    )
+    register_game(toy_game(_name, _teams), metrics=__name__)

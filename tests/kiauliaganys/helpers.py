@@ -46,15 +46,15 @@ def legal(env) -> set[str]:
 
 
 def hand(env, seat: int) -> set[str]:
-    return {CARD_TEXTS[c] for c in env.state.hands[seat]}
+    return {CARD_TEXTS[c] for c in env.game_state.hands[seat]}
 
 
 def fund(env) -> list[str]:
-    return [CARD_TEXTS[c] for c in env.state.fund]
+    return [CARD_TEXTS[c] for c in env.game_state.fund]
 
 
 def required(env) -> str:
-    req = rules.required_suit(env.state)
+    req = rules.required_suit(env.game_state)
     return "any" if req == rules.ANY else SUITS[req]
 
 

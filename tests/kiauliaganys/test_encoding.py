@@ -48,7 +48,7 @@ def test_sizes_are_fixed_by_player_count_and_deck(num_players, deck, obs_size, a
 
 @pytest.mark.parametrize("deck", ["36", "52", "54"])
 def test_action_codec_round_trips(deck):
-    codec = ActionCodec(get_deck(deck))
+    codec = ActionCodec(rules.Config(num_players=2, deck=deck))
     seen = set()
     for index in range(codec.num_actions):
         move = codec.move(index)
@@ -137,7 +137,7 @@ def test_the_mask_fast_path_agrees_with_legal_moves(kwargs):
     for seed in range(15):
         env.reset(seed=seed)
         while not all(env.terminations.values()):
-            state = env.state
+            state = env.game_state
             fast = env.codec.legal_indices(rules.legal_options(state))
             assert fast == env.codec.indices(rules.legal_moves(state))
             assert fast == np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()

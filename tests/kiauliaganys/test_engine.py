@@ -53,7 +53,7 @@ def test_sample_state_is_consistent_with_the_view(num_players, deck):
                 for suit in range(4):
                     off_suit = sum(1 for c in unseen if c // 13 != suit)
                     assert other == seat or off_suit >= view.not_suit[other][suit]
-            differ += sampled.face_down != env.state.face_down
+            differ += sampled.face_down != env.game_state.face_down
             legal = list(env.legal_moves(env.agent_selection))
             env.step(legal[rng.integers(len(legal))])
     assert differ > 0

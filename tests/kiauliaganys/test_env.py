@@ -73,7 +73,7 @@ def test_random_play_keeps_invariants(num_players):
     for seed in range(1000):
         totals = play_random(env, rng, seed)
         assert abs(sum(totals.values())) < 1e-9, f"seed {seed}: rewards {totals}"
-        state = env.state
+        state = env.game_state
         assert state.phase == rules.OVER
         holders = [s for s in range(num_players) if state.hands[s]]
         if state.loser >= 0:
@@ -93,10 +93,10 @@ def test_random_matches_keep_invariants():
     rng = np.random.default_rng(1)
     for seed in range(30):
         totals = play_random(env, rng, seed)
-        years = env.state.match_years
+        years = env.game_state.match_years
         assert max(years) >= 10
         assert sum(totals.values()) == -sum(years)  # reward="years": −years per lost deal
-        assert env.infos["player_0"]["result"]["deals"] == env.state.deals
+        assert env.infos["player_0"]["result"]["deals"] == env.game_state.deals
 
 
 # ------------------------------------------------------------------------ information sets
@@ -125,7 +125,7 @@ def test_hidden_cards_do_not_change_observation_mask_or_view(num_players, deck):
         env.reset(seed=seed)
         while not all(env.terminations.values()):
             if rng.random() < 0.3:
-                original = env.state
+                original = env.game_state
                 for observer, agent in enumerate(env.possible_agents):
                     before = env.observe(agent)
                     view = env.view(agent)
@@ -147,7 +147,7 @@ def test_the_information_set_test_can_fail():
     """Swapping one of the observer's own cards with a face-down card changes his observation."""
     env = new_env(stacked("7H 2C 9H"))
     do(env, "search")
-    state = rules.clone(env.state)
+    state = rules.clone(env.game_state)
     state.hands[0][0], state.face_down[0] = state.face_down[0], state.hands[0][0]
     before = env.observe("player_0")["observation"]
     env.load_state(state)
@@ -188,7 +188,7 @@ def test_recorded_game_replays_identically(name):
 # ------------------------------------------------------------------------ errors, render
 def test_raw_env_raises_on_illegal_actions_and_env_applies_the_classic_convention():
     raw = new_env(stacked("7H 2C 9H"))
-    with pytest.raises(ValueError, match=r"player_0: action 105 is illegal now; legal moves: "):
+    with pytest.raises(ValueError, match=r"player_0: action 105 \(take\) is illegal now; legal moves: "):
         raw.step(105)  # take, while face-down cards remain
     with pytest.raises(ValueError, match=r"104 \(search\)"):
         raw.step(105)

@@ -69,12 +69,12 @@ def test_G1_bad_options_are_refused_clearly():
 def test_G2_position_0_starts_the_fund_and_the_rest_is_drawn_from_the_top():
     env = new_env(stacked("7H 2C 3D 9H 5S"))
     assert fund(env) == ["7H"] and required(env) == "H"
-    assert len(env.state.face_down) == 51
+    assert len(env.game_state.face_down) == 51
     assert env.agent_selection == "player_0"  # the dealer is the last seat (RULES §0)
     do(env, "search")  # draws 2C, 3D (into the hand), then 9H (onto the fund)
     assert hand(env, 0) == {"2C", "3D"}
     assert fund(env) == ["7H", "9H"]
-    assert len(env.state.face_down) == 48
+    assert len(env.game_state.face_down) == 48
     do(env, "drag blind")  # the next card of the sequence, 5S
     assert fund(env) == ["7H", "9H", "5S"] and required(env) == "S"
 
@@ -107,7 +107,7 @@ def test_G3_a_joker_starting_card_means_any_suit():
 def test_G3_named_joker_requires_its_suit_and_a_take_that_uncovers_it_means_any():
     env = new_env(jokers54(), num_players=2, deck="54")
     do(env, "search", "drag 2C", "search")  # P0 finds RJ; P1 picks up 3S…AS and finds BJ
-    assert env.state.face_down == [] and fund(env) == ["2S", "RJ", "2C", "BJ"]
+    assert env.game_state.face_down == [] and fund(env) == ["2S", "RJ", "2C", "BJ"]
     do(env, "drag 3S", "take")  # P1 drags a spade; P0 (no spades) must take it
     assert required(env) == "any"  # BJ was found by a search: it names no suit
     do(env, "take")  # P1 takes BJ itself; 2C is on top again
@@ -134,7 +134,7 @@ def test_G3_an_empty_fund_means_any_suit():
 def test_G4_search_draws_until_the_suit_and_others_see_only_how_many():
     env = new_env(stacked("7H 2C 3D 9H"))
     do(env, "search")
-    assert hand(env, 0) == {"2C", "3D"} and env.state.phase == rules.DRAG
+    assert hand(env, 0) == {"2C", "3D"} and env.game_state.phase == rules.DRAG
     assert env.agent_selection == "player_0"  # the drag is the same player's next decision
     seen_by_p1 = decoded(env, "player_1")
     assert seen_by_p1["hand_sizes"][3] * 52 == pytest.approx(2)  # P0 is P1's relative seat 3
@@ -152,22 +152,22 @@ def test_G4_search_is_allowed_while_holding_the_suit_and_proves_nothing():
     assert legal(env) == {"play 2C", "search"}
     do(env, "search")  # finds QC at once
     assert hand(env, 0) == {"2C"} and env.view("player_1").not_suit[0] == (0, 0, 1, 0)
-    assert env.state.not_suit[0][0] == 0  # he still may hold clubs: no count for clubs
+    assert env.game_state.not_suit[0][0] == 0  # he still may hold clubs: no count for clubs
 
 
 def test_G4_a_search_that_exhausts_the_table_continues_the_same_turn_as_in_G5():
     env = new_env(exhaust36(), num_players=2, deck="36")
     do(env, "search", "drag 6C")
-    assert len(env.state.face_down) == 7
+    assert len(env.game_state.face_down) == 7
     do(env, "search")  # P1 searches for clubs: 8S…AS, no club
-    assert env.state.face_down == []
+    assert env.game_state.face_down == []
     assert hand(env, 1) == set(suit_cards("S", "8 9 10 J Q K A"))
-    assert env.agent_selection == "player_1" and env.state.turns == 1  # same turn
+    assert env.agent_selection == "player_1" and env.game_state.turns == 1  # same turn
     assert legal(env) == {"take"}  # G5: no club in hand
     assert env.view("player_0").not_suit[1] == (7, 0, 0, 0)
     do(env, "take")
     assert hand(env, 1) >= {"6C"} and env.view("player_0").face_up[1] == (parse_card("6C"),)
-    assert env.agent_selection == "player_0" and env.state.turns == 2
+    assert env.agent_selection == "player_0" and env.game_state.turns == 2
 
 
 # ---------------------------------------------------------------------------------- G5
@@ -189,7 +189,7 @@ def test_G5_the_fund_holding_only_one_card_when_taken_leaves_any_card_playable()
     assert fund(env) == [] and required(env) == "any"
     assert "take" not in legal(env) and len(legal(env)) == len(hand(env, 0)) == 27
     do(env, "play AH")  # any suit will do
-    assert env.state.phase == rules.DRAG and fund(env) == ["AH"]
+    assert env.game_state.phase == rules.DRAG and fund(env) == ["AH"]
 
 
 # ---------------------------------------------------------------------------------- G6
@@ -234,8 +234,8 @@ def test_G6_one_card_move_when_hand_and_table_are_empty():
     do(env, "play 5H", "drag 6H", "take", "take")  # P1 takes 6H, P2 (3S only) takes 5H
     assert env.agent_selection == "player_3" and fund(env) == [] and hand(env, 3) == {"2S"}
     do(env, "play 2S")  # his last card, no face-down cards: the turn ends, no drag
-    assert env.agent_selection == "player_0" and env.state.phase == rules.MATCH
-    assert env.state.out[3] and fund(env) == ["2S"] and required(env) == "S"
+    assert env.agent_selection == "player_0" and env.game_state.phase == rules.MATCH
+    assert env.game_state.out[3] and fund(env) == ["2S"] and required(env) == "S"
 
 
 # ---------------------------------------------------------------------------------- G7
@@ -245,9 +245,9 @@ def test_G7_no_cards_before_a_first_turn_means_take_and_skip_or_out_on_an_empty_
     assert env.agent_selection == "player_2" and hand(env, 2) == set()
     assert legal(env) == {"take"}  # never had a turn, no cards, no face-down cards
     do(env, "take")
-    assert hand(env, 2) == {"3S"} and not env.state.out[2]  # still in
+    assert hand(env, 2) == {"3S"} and not env.game_state.out[2]  # still in
     do(env, "take")  # player_3 takes the starting card: the fund is empty
-    assert env.state.out[4] and not env.state.had_turn[4] and hand(env, 4) == set()
+    assert env.game_state.out[4] and not env.game_state.had_turn[4] and hand(env, 4) == set()
     assert env.agent_selection == "player_0"  # player_4 is passed over…
     assert "player_4" in env.agents  # …but stays until the deal ends
     assert env.observe("player_4")["action_mask"].sum() == 0
@@ -257,7 +257,7 @@ def test_G7_no_cards_before_a_first_turn_means_take_and_skip_or_out_on_an_empty_
 def test_G7_an_empty_hand_while_face_down_cards_remain_is_not_out_and_searches():
     env = new_env(stacked("7H 9H 3C 4C 5C"), num_players=2)
     do(env, "search", "drag blind")  # P0 finds 9H at once and drags 3C blind: empty hand
-    assert hand(env, 0) == set() and not env.state.out[0]
+    assert hand(env, 0) == set() and not env.game_state.out[0]
     do(env, "search", "drag blind")
     assert env.agent_selection == "player_0" and legal(env) == {"search"}
 
@@ -265,9 +265,9 @@ def test_G7_an_empty_hand_while_face_down_cards_remain_is_not_out_and_searches()
 def test_G7_players_out_as_soon_as_the_table_is_empty():
     env = new_env(pairs54("tail"), num_players=2, deck="54")
     do(env, *PAIRS54_OPENING)
-    assert not env.state.out[1]  # empty hand, but face-down cards remain
+    assert not env.game_state.out[1]  # empty hand, but face-down cards remain
     do(env, "search")  # P0 picks up AH, the last card: P1 is out at once
-    assert env.state.out == [False, True] and env.agent_selection == "player_0"
+    assert env.game_state.out == [False, True] and env.agent_selection == "player_0"
     assert decoded(env, "player_0")["out"].tolist() == [0, 1]
 
 
@@ -291,7 +291,7 @@ def test_G8_caught_the_pig_by_the_tail():
     do(env, *PAIRS54_OPENING, "search")
     assert legal(env) == {"take"}  # AH picked up; no spade
     do(env, "take")  # takes AS; P1 is out, so P0 makes one last turn: his own turn again
-    assert env.agent_selection == "player_0" and env.state.last_turn
+    assert env.agent_selection == "player_0" and env.game_state.last_turn
     assert decoded(env, "player_0")["last_turn"][0] == 1
     assert required(env) == "H" and legal(env) == {"play AH", "take"}
     do(env, "play AH", "drag AS")  # sheds both: nobody loses
@@ -305,7 +305,7 @@ def test_G8_caught_the_pig_by_the_tail():
 def test_G8_the_last_player_who_keeps_cards_is_the_swineherd():
     env = new_env(pairs54("swineherd"), num_players=2, deck="54")
     do(env, *PAIRS54_OPENING, "search", "take")
-    assert env.state.last_turn and required(env) == "C" and legal(env) == {"take"}
+    assert env.game_state.last_turn and required(env) == "C" and legal(env) == {"take"}
     do(env, "take")
     result = env.infos["player_1"]["result"]
     assert result["loser"] == "player_0" and result["caught_by_tail"] is None
@@ -321,7 +321,7 @@ def test_G8_a_player_going_out_hands_the_last_turn_to_the_other():
     do(env, "play QS", "drag KS", "take", "play AS")
     assert hand(env, 1) == {"6C"}
     do(env, "drag 6C")  # P1's hand is empty: he is out
-    assert env.state.out[1] and env.agent_selection == "player_0" and env.state.last_turn
+    assert env.game_state.out[1] and env.agent_selection == "player_0" and env.game_state.last_turn
     do(env, "play 7C", "drag 8C")
     result = env.infos["player_0"]["result"]
     assert result["loser"] == "player_0" and result["years"] == len(hand(env, 0)) == 26 + 4 - 2
@@ -372,7 +372,7 @@ def test_G10_cap_most_cards_lose_ties_from_the_next_mover_clockwise():
     do(env, "search", "drag 2C")  # P0 keeps 3C
     do(env, "search", "drag blind")  # P1 finds 4C, drags 5D: empty hand
     do(env, "search")  # P2 picks up 2S, finds 6D
-    assert env.state.turns == 2 and not env.terminations["player_0"]  # a drag is no turn
+    assert env.game_state.turns == 2 and not env.terminations["player_0"]  # a drag is no turn
     do(env, "drag blind")
     result = env.infos["player_0"]["result"]
     # P0 and P2 hold one card each; the next mover is P3, so P0 comes first clockwise
@@ -422,11 +422,11 @@ def test_G11_match_the_loser_deals_next_until_n_years():
     info = env.infos["player_0"]
     assert info["deal_result"]["loser"] == "player_0" and "result" not in info
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
-    assert env.state.dealer == 0 and env.agent_selection == "player_1"  # the loser deals
-    assert fund(env) == [deck[0]] and env.state.match_years == [3, 0]
+    assert env.game_state.dealer == 0 and env.agent_selection == "player_1"  # the loser deals
+    assert fund(env) == [deck[0]] and env.game_state.match_years == [3, 0]
     assert decoded(env, "player_1")["match_years"].tolist() == [0, 0.75]  # relative seats
     play(*PAIRS54_OPENING, "search", "take", "take")  # deal 2: P1 in P0's former role
-    assert env.state.match_years == [3, 3] and env.agent_selection == "player_0"
+    assert env.game_state.match_years == [3, 3] and env.agent_selection == "player_0"
     play(*PAIRS54_OPENING, "search", "take", "take")  # deal 3: P0 again: 6 years >= 4
     result = env.infos["player_0"]["result"]
     assert result["match_years"] == {"player_0": 6, "player_1": 3} and result["deals"] == 3
@@ -440,11 +440,14 @@ def test_G11_the_pig_catcher_deals_next_and_later_deals_are_shuffled_from_the_se
     env.reset(seed=7, options={"decks": [pairs54("tail")]})
     do(env, *PAIRS54_OPENING, "search", "take", "play AH", "drag AS")
     assert env.infos["player_0"]["deal_result"]["caught_by_tail"] == "player_0"
-    assert env.state.dealer == 0 and env.agent_selection == "player_1"
+    assert env.game_state.dealer == 0 and env.agent_selection == "player_1"
     again = kiauliaganys_v0.raw_env(num_players=2, deck="54", match_years=20)
     again.reset(seed=7, options={"decks": [pairs54("tail")]})
     do(again, *PAIRS54_OPENING, "search", "take", "play AH", "drag AS")
-    assert again.state.fund == env.state.fund and again.state.face_down == env.state.face_down
+    assert (
+        again.game_state.fund == env.game_state.fund
+        and again.game_state.face_down == env.game_state.face_down
+    )
 
 
 # ---------------------------------------------------------------------------------- G12

@@ -75,8 +75,8 @@ def test_claims_a_trump_molodka_and_never_beats_the_partner():
     claims = declines = partner_beats = 0
     for seed in range(200):
         env.reset(seed=seed)
-        while env.state.phase != rules.PHASE_OVER:
-            state = env.state
+        while env.game_state.phase != rules.PHASE_OVER:
+            state = env.game_state
             seat = state.to_act
             view = rules.view(state, seat)
             move = agent.choose(view, rules.legal_moves(state))

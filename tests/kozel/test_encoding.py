@@ -119,10 +119,10 @@ def test_observations_stay_in_the_space_in_random_play():
     rng = np.random.default_rng(3)
     for seed in range(20):
         env.reset(seed=seed)
-        while env.state.phase != rules.PHASE_OVER:
+        while env.game_state.phase != rules.PHASE_OVER:
             for agent in env.possible_agents:
                 assert space.contains(env.observe(agent)["observation"])
-            legal = rules.legal_moves(env.state)
+            legal = rules.legal_moves(env.game_state)
             env.step(legal[rng.integers(len(legal))])
 
 

@@ -12,9 +12,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import kiaule_env
-from experiments.games import random_aec_game
+from agents.random_agent import RandomAgent
 from kiaule_env import kozel_v0
 from kiaule_env.cards import CARD_SYMBOLS, CARD_TEXTS, parse_card
+from kiaule_env.core.play import play_episode
 from kiaule_env.core.records import GameRecord, play_recorded, replay
 from kiaule_env.kozel import rules
 from kiaule_env.kozel.encoding import ENCODER
@@ -34,11 +35,28 @@ CONFIGS = [
 IDS = [",".join(f"{k}={v}" for k, v in c.items()) or "default" for c in CONFIGS]
 
 
+class _AfterStep:
+    """Step observer calling ``after_step(env)`` after every step."""
+
+    def __init__(self, after_step):
+        self.after_step = after_step
+
+    def start(self, env):
+        pass
+
+    def before(self, env, seats, actions):
+        pass
+
+    def after(self, env, seats, actions, info):
+        if self.after_step is not None:
+            self.after_step(env)
+
+
 def random_game(env, rng, seed, options=None, after_step=None):
     """Play one episode of random legal moves; return the summed rewards per agent."""
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    random_aec_game(env, rng, seed, after_step=after_step, options=options, totals=totals)
-    return totals
+    players = [RandomAgent("kozel", int(rng.integers(2**31)))] * 4
+    episode = play_episode(env, players, seed, options, observer=_AfterStep(after_step), api=True)
+    return dict(zip(env.possible_agents, episode.rewards, strict=True))
 
 
 # ---- API
@@ -143,10 +161,10 @@ def test_stacked_deck_fixes_the_deal_and_series_decks_one_per_game():
     second = stacked(hands, indicator="QD", dealer=0)
     series.reset(seed=5, options={"decks": [deck, second]})
     rng = np.random.default_rng(0)
-    while series.state.game_index == 0:
-        legal = rules.legal_moves(series.state)
+    while series.game_state.game_index == 0:
+        legal = rules.legal_moves(series.game_state)
         series.step(legal[rng.integers(len(legal))])
-    assert series.state.dealer == 0 and series.state.indicator == parse_card("QD")
+    assert series.game_state.dealer == 0 and series.game_state.indicator == parse_card("QD")
     assert {CARD_TEXTS[c] for c in series.view("player_1").hand} == set(hands[1])
 
 
@@ -162,7 +180,7 @@ def test_random_play_1000_games_keeps_every_invariant():
         game_results, results = [], []
 
         def check(e, game_results=game_results, results=results):
-            e.check_invariants()
+            e.engine.check_invariants(e.game_state)
             if "game_result" in e.infos["player_0"]:
                 game_results.append(e.infos["player_0"]["game_result"])
             if "result" in e.infos["player_0"]:
@@ -223,7 +241,10 @@ def test_molodka_claims_happen_in_random_play():
                 seen["window"] += 1
                 env.step(rules.CLAIM)
                 seen["claim"] += 1
-                assert env.state.claimed and env.state.leader == env.agent_name_mapping[agent]
+                assert (
+                    env.game_state.claimed
+                    and env.game_state.leader == env.agent_name_mapping[agent]
+                )
                 continue
             actions = list(legal)
             env.step(actions[rng.integers(len(actions))])
@@ -274,8 +295,8 @@ def test_information_set_observation_mask_and_view_ignore_hidden_cards():
     for g in range(90):
         env = kozel_v0.raw_env(**CONFIGS[g % len(CONFIGS)])
         env.reset(seed=1000 + g)
-        while env.state.phase != rules.PHASE_OVER:
-            state = env.state
+        while env.game_state.phase != rules.PHASE_OVER:
+            state = env.game_state
             actor = state.to_act
             for observer in (actor, int(rng.integers(4))):
                 agent = env.possible_agents[observer]
@@ -300,9 +321,9 @@ def test_information_set_test_catches_a_leak():
     env = kozel_v0.raw_env()
     env.reset(seed=3)
     rng = np.random.default_rng(0)
-    other = permute_hidden(env.state, 0, rng)
-    assert other.hands[1] != env.state.hands[1] or other.hands[2] != env.state.hands[2]
-    assert other.hands[0] == env.state.hands[0]
+    other = permute_hidden(env.game_state, 0, rng)
+    assert other.hands[1] != env.game_state.hands[1] or other.hands[2] != env.game_state.hands[2]
+    assert other.hands[0] == env.game_state.hands[0]
 
 
 # ---- illegal actions
@@ -344,7 +365,7 @@ def test_legal_moves_texts_match_the_mask_and_parse_back():
         assert sorted(legal) == np.flatnonzero(obs["action_mask"]).tolist()
         for action, text in legal.items():
             assert re.fullmatch(r"(lead|beat|discard)( \S+){1,4}|claim|decline", text)
-            assert rules.parse_move(env.state, text) == action
+            assert rules.parse_move(env.game_state, text) == action
         for other in env.possible_agents:
             if other != agent:
                 assert env.legal_moves(other) == {}
@@ -400,7 +421,7 @@ def test_max_cycles_truncates():
 def test_render_ansi_hides_hands_and_discards():
     env = kozel_v0.raw_env(render_mode="ansi")
     env.reset(seed=4)
-    state = env.state
+    state = env.game_state
     text = env.render()
     assert "trump" in text and "player_0" in text
     for seat in range(4):

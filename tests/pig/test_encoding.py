@@ -8,7 +8,7 @@ import pytest
 from kiaule_env import pig_v0
 from kiaule_env.cards import cards_text
 from kiaule_env.pig import rules
-from kiaule_env.pig.encoding import PigActions, PigEncoder, build_layout
+from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder, build_layout
 from tests.pig.util import deck_for, make, step
 
 HANDS = [  # player_1 is dealt four aces
@@ -47,7 +47,7 @@ def test_observation_size_is_fixed_per_player_count_and_variant(n, variant):
     obs, _ = env.reset(seed=n)
     assert {o["observation"].shape for o in obs.values()} == {(expected,)}
     assert env.observation_space("player_0")["observation"].shape == (expected,)
-    assert PigActions(config).n == r + 2
+    assert ActionCodec(config).num_actions == r + 2
 
 
 def decode(env, agent):
@@ -125,13 +125,13 @@ def test_encoder_reads_only_the_view():
     env = make()
     env.reset(seed=2)
     view = env.view("player_1")
-    encoder = PigEncoder(env.config)
+    encoder = ObservationEncoder(env.config)
     assert np.array_equal(encoder.encode(view), env.observe("player_1")["observation"])
 
 
 def test_action_codec_round_trips_indices_moves_and_texts():
     config = rules.Config(num_players=5, tokens=True)
-    codec = PigActions(config)
+    codec = ActionCodec(config)
     assert codec.texts == ("pass 10", "pass J", "pass Q", "pass K", "pass A", "token", "wait")
     for action, text in enumerate(codec.texts):
         assert codec.parse(text) == action
@@ -142,7 +142,7 @@ def test_action_codec_round_trips_indices_moves_and_texts():
         codec.parse("pass 9")
     with pytest.raises(ValueError, match="'token' or 'wait'"):
         codec.parse("nose")
-    assert codec.mask([rules.NOSE, rules.WAIT]).tolist() == [0, 0, 0, 0, 0, 1, 1]
+    assert codec.mask([codec.nose, codec.wait]).tolist() == [0, 0, 0, 0, 0, 1, 1]
 
 
 def test_legal_moves_texts_match_the_mask():

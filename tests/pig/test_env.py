@@ -99,11 +99,11 @@ def test_parallel_seed_test_with_masks(variant):
 def test_reset_without_seed_continues_the_generator():
     env = make()
     env.reset(seed=3)
-    first = [h[:] for h in env.state.hands]
+    first = [h[:] for h in env.game_state.hands]
     env.reset()
-    assert env.state.hands != first
+    assert env.game_state.hands != first
     env.reset(seed=3)
-    assert env.state.hands == first
+    assert env.game_state.hands == first
 
 
 def test_aec_version_is_pettingzoos_parallel_to_aec_conversion():
@@ -181,7 +181,7 @@ def test_render_shows_the_table_with_every_hand_face_down():
     text = env.render()
     assert "player_3" in text and "dealer" in text and "stock 36" in text
     assert "??" in text
-    assert not any(CARD_TEXTS[c] in text.split() for h in env.state.hands for c in h)
+    assert not any(CARD_TEXTS[c] in text.split() for h in env.game_state.hands for c in h)
     with pytest.raises(ValueError, match="render_mode"):
         make(render_mode="rgb_array")
 
@@ -210,7 +210,7 @@ def random_episodes(kwargs: dict, episodes: int, seed: int):
                     actions[agent] = int(legal[rng.integers(len(legal))])
             obs, rewards, _, _, infos = env.step(actions)
             env.check_invariants()  # cards conserved, hands of four, counters, …
-            assert max(len(h) for h in env.state.hands) <= 4
+            assert max(len(h) for h in env.game_state.hands) <= 4
             total += sum(rewards.values())
             ends = [i["round_result"] for i in infos.values() if "round_result" in i]
             assert all(r is ends[0] for r in ends)  # one round outcome, the same for all
@@ -302,12 +302,12 @@ def test_permuting_hidden_cards_changes_no_observation_mask_or_view(variant):
             for agent in env.agents:
                 seat = env.agent_name_mapping[agent]
                 before = (env.observe(agent), env.view(agent), env.legal_moves(agent))
-                saved = rules.clone(env.state)
-                permute_hidden(env.state, seat, rng)
+                saved = rules.clone(env.game_state)
+                permute_hidden(env.game_state, seat, rng)
                 env._refresh_legal()
                 after = (env.observe(agent), env.view(agent), env.legal_moves(agent))
                 assert same(before[0], after[0]) and before[1:] == after[1:]
-                env.state = saved
+                env.game_state = saved
                 env._refresh_legal()
                 checked += 1
             actions = {
@@ -321,7 +321,7 @@ def test_the_view_holds_only_the_observers_cards():
     env = make(stock=True)
     env.reset(seed=1)
     view = env.view("player_2")
-    assert view.hand == tuple(sorted(env.state.hands[2]))
+    assert view.hand == tuple(sorted(env.game_state.hands[2]))
     fields = set(vars(view)) if hasattr(view, "__dict__") else set(view.__dataclass_fields__)
     assert not fields & {"hands", "stock", "discard"}
 
@@ -331,17 +331,17 @@ def test_clone_is_independent_and_plays_on_identically():
     env.reset(seed=3)
     for _ in range(5):
         env.step({a: min(env.legal_moves(a)) for a in env.agents})
-    copy = rules.clone(env.state)
+    copy = rules.clone(env.game_state)
     moves = [rules.WAIT] * 4
-    for seat in env.state.seats_in:
-        moves[seat] = rules.legal_moves(env.state, seat)[0]
+    for seat in env.game_state.seats_in:
+        moves[seat] = rules.legal_moves(env.game_state, seat)[0]
     rules.apply(copy, moves, np.random.default_rng(0))
-    assert copy.passes == env.state.passes + 1
-    assert copy.hands != env.state.hands and copy.stock != env.state.stock
-    again = rules.clone(env.state)
+    assert copy.passes == env.game_state.passes + 1
+    assert copy.hands != env.game_state.hands and copy.stock != env.game_state.stock
+    again = rules.clone(env.game_state)
     rules.apply(again, moves, np.random.default_rng(0))
     assert again == copy  # dataclass equality: every field
-    rules.check_invariants(env.state)
+    rules.check_invariants(env.game_state)
 
 
 # ------------------------------------------------------------------------ recorded game
@@ -380,7 +380,7 @@ def test_stacked_deck_helper_matches_the_deal():
     hands.append(["JC", "JD", "JH", "JS"])
     env = make()
     env.reset(options={"deck": deck_for(hands)})
-    assert [sorted(CARD_TEXTS[c] for c in env.state.hands[s]) for s in range(4)] == [
+    assert [sorted(CARD_TEXTS[c] for c in env.game_state.hands[s]) for s in range(4)] == [
         sorted(h) for h in hands
     ]
 

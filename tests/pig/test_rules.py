@@ -36,7 +36,7 @@ def first_pass(env, agent: str) -> str:
 
 
 def all_cards(env) -> list[int]:
-    state = env.state
+    state = env.game_state
     return sorted([c for h in state.hands for c in h] + state.stock + state.discard)
 
 
@@ -48,7 +48,7 @@ def test_P1_deck_is_the_top_n_ranks_in_four_suits(n):
     ranks = {CARD_TEXTS[c][:-1] for c in all_cards(env)}
     assert ranks == set(RANKS[13 - n :])
     assert len(all_cards(env)) == 4 * n
-    assert all(len(env.state.hands[s]) == 4 for s in range(n))
+    assert all(len(env.game_state.hands[s]) == 4 for s in range(n))
     assert env.action_space("player_0").n == n + 2
 
 
@@ -59,7 +59,7 @@ def test_P1_deal_one_at_a_time_from_the_dealers_left():
     env.reset(seed=0, options={"deck": deck})
     for seat, cards in enumerate(ACES_DEALT):
         assert hand(env, seat) == sorted(cards)
-    assert env.state.dealer == 3
+    assert env.game_state.dealer == 3
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_P2_everyone_passes_one_card_left_at_once():
     assert hand(env, 1) == ["JC", "JD", "QC", "QD"]  # JC from player_0
     assert hand(env, 2) == ["KC", "KD", "KH", "KS"]
     assert hand(env, 3) == ["JH", "JS", "QH", "QS"]
-    assert env.state.passes == 1
+    assert env.game_state.passes == 1
 
 
 def test_P2_the_lowest_suit_of_the_rank_goes_and_a_four_may_still_pass():
@@ -121,8 +121,8 @@ def test_P3_four_of_a_kind_dealt_at_the_start_noses_in_the_first_step():
     before = [hand(env, s) for s in range(4)]
     _, rewards, *_ = step(env, ["pass J", "nose", "pass Q", "pass K"])
     assert [hand(env, s) for s in range(4)] == before  # the touch is faster: no card moves
-    assert env.state.phase == rules.RACE and env.state.touched == [1]
-    assert env.state.passes == 0
+    assert env.game_state.phase == rules.RACE and env.game_state.touched == [1]
+    assert env.game_state.passes == 0
     assert legal(env, "player_1") == ["wait"]
     assert legal(env, "player_0") == ["nose", "wait"]
     assert set(rewards.values()) == {0.0}
@@ -150,7 +150,7 @@ def test_P3_two_players_completing_in_the_same_step_are_ordered_by_the_seeded_dr
         step(env, TWO_COMPLETE_PASSES)
         assert "nose" in legal(env, "player_0") and "nose" in legal(env, "player_2")
         step(env, ["nose", "pass J", "nose", "pass Q"])
-        order = list(env.state.touched)
+        order = list(env.game_state.touched)
         assert sorted(order) == [0, 2]
         assert hand(env, 1) == ["JC", "JD", "QC", "QD"]  # no card moved
         _, _, _, _, infos = step(env, ["wait", "nose", "wait", "wait"])
@@ -162,7 +162,7 @@ def test_P3_two_players_completing_in_the_same_step_are_ordered_by_the_seeded_dr
         again.reset(seed=seed, options={"deck": deck_for(TWO_COMPLETE)})
         step(again, TWO_COMPLETE_PASSES)
         step(again, ["nose", "pass J", "nose", "pass Q"])
-        assert again.state.touched == order  # the same seed, the same order
+        assert again.game_state.touched == order  # the same seed, the same order
     assert set(firsts) == {"player_0", "player_2"}
 
 
@@ -175,8 +175,8 @@ def test_P3_when_the_last_players_touch_in_one_step_the_last_of_the_order_is_pig
         step(env, ["nose", "wait", "wait", "wait"])
         _, rewards, _, _, infos = step(env, ["wait", "wait", "nose", "nose"])
         pig = infos["player_0"]["result"]["pig"]
-        assert pig == f"player_{env.state.touched[-1]}"
-        assert env.state.touched[:2] == [1, 0]
+        assert pig == f"player_{env.game_state.touched[-1]}"
+        assert env.game_state.touched[:2] == [1, 0]
         assert rewards[pig] == -1.0
         pigs.add(pig)
     assert pigs == {"player_2", "player_3"}
@@ -188,7 +188,7 @@ def test_P3_everyone_touching_in_the_first_step_makes_the_last_of_the_order_pig(
     env = make()
     env.reset(seed=3, options={"deck": deck_for(hands)})
     _, _, _, _, infos = step(env, ["nose"] * 4)
-    order = env.state.touched
+    order = env.game_state.touched
     assert sorted(order) == [0, 1, 2, 3]
     assert infos["player_0"]["result"]["pig"] == f"player_{order[-1]}"
     assert infos["player_0"]["result"]["first_nose"] == f"player_{order[0]}"
@@ -236,7 +236,7 @@ def test_P3_several_false_touches_the_first_of_the_order_is_pig_even_after_a_tru
         env = make(false_nose="pig")
         env.reset(seed=seed, options={"deck": deck_for(ACES_DEALT)})
         _, _, _, _, infos = step(env, ["nose", "nose", "nose", "pass K"])
-        order = env.state.touched
+        order = env.game_state.touched
         false_order = [s for s in order if s != 1]
         result = infos["player_0"]["result"]
         assert result["pig"] == f"player_{false_order[0]}"
@@ -273,7 +273,7 @@ def test_P4_a_capped_round_in_a_full_game_eliminates_nobody_and_the_deal_passes_
     assert not any(terms.values()) and set(rewards.values()) == {0.0}
     assert env.agents == ["player_0", "player_1", "player_2", "player_3"]
     # P4: the next round is dealt at once, by player_0 (the deal passed on), from player_1.
-    assert env.state.dealer == 0 and env.state.round_index == 1
+    assert env.game_state.dealer == 0 and env.game_state.round_index == 1
     assert hand(env, 1) == sorted(TWO_COMPLETE[0]) and hand(env, 0) == sorted(TWO_COMPLETE[3])
     assert obs["player_1"]["action_mask"].tolist() == [1, 0, 0, 1, 0, 0]  # J, A of his new hand
 
@@ -306,7 +306,7 @@ def test_P5_full_game_eliminated_agent_leaves_and_the_lowest_rank_leaves_the_dec
     assert rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": -1 / 3, "player_3": 0.0}
     # Round 2: ranks Q K A, dealt at once by player_0 (the deal passed on) from his left
     # (player_1); the Js of the stacked deck are skipped; player_2 is passed over (P1).
-    assert env.state.ranks == (10, 11, 12) and env.state.dealer == 0
+    assert env.game_state.ranks == (10, 11, 12) and env.game_state.dealer == 0
     assert hand(env, 1) == ["AC", "AD", "AH", "AS"]
     assert hand(env, 3) == ["KC", "KD", "KH", "KS"]
     assert hand(env, 0) == ["QC", "QD", "QH", "QS"]
@@ -329,7 +329,7 @@ def test_P5_decks_fix_every_round_so_a_full_game_replays_exactly():
     rng = np.random.default_rng(5)
     history, checked_deals = [], 0
     while env.agents:
-        state = env.state
+        state = env.game_state
         if state.passes == 0 and not state.touched:  # a fresh deal: it is the stacked one
             in_play = set(state.ranks)
             deck = [parse_card(t) for t in decks[state.round_index]]
@@ -388,13 +388,13 @@ def test_P6_dealer_draws_from_the_stock_and_his_right_discards():
     rest = [t for t in CARD_TEXTS[:52] if t not in dealt]
     env = make(stock=True)
     env.reset(seed=0, options={"deck": deck_for(LOW_HANDS, stock=rest)})
-    assert len(env.state.stock) == 36 and env.state.discard == []
+    assert len(env.game_state.stock) == 36 and env.game_state.discard == []
     assert env.action_space("player_0").n == 15
     step(env, ["pass 2", "pass 3", "pass 4", "pass 5"])
-    assert [CARD_TEXTS[c] for c in env.state.discard] == ["4H"]  # player_2: the dealer's right
+    assert [CARD_TEXTS[c] for c in env.game_state.discard] == ["4H"]  # player_2: the dealer's right
     assert rest[0] in hand(env, 3) and "5S" not in hand(env, 3)  # the dealer drew the top
     assert "5S" in hand(env, 0) and "2C" in hand(env, 1) and "3D" in hand(env, 2)
-    assert len(env.state.stock) == 35
+    assert len(env.game_state.stock) == 35
     view = env.view("player_1")
     assert (view.stock_size, view.discard_size) == (35, 1)
     obs = env.observe("player_1")["observation"]
@@ -405,19 +405,19 @@ def test_P6_the_stock_turns_over_unshuffled_when_empty():
     env = make(num_players=12, stock=True)
     deck = list(CARD_TEXTS[:52])
     env.reset(seed=0, options={"deck": deck})
-    assert [CARD_TEXTS[c] for c in env.state.stock] == deck[48:]
+    assert [CARD_TEXTS[c] for c in env.game_state.stock] == deck[48:]
     dealer, right = 11, 10
     discarded, drawn = [], []
     for _ in range(7):
         actions = {a: min(env.legal_moves(a)) for a in env.agents}  # pass the lowest rank held
         env.step(actions)
-        discarded.append(env.state.last_passed[right])
-        drawn.append(env.state.last_received[dealer])
+        discarded.append(env.game_state.last_passed[right])
+        drawn.append(env.game_state.last_received[dealer])
         env.check_invariants()
     assert [CARD_TEXTS[c] for c in drawn[:4]] == deck[48:]
     # Step 5: the discard pile (with the card just discarded) became the stock, top = first.
     assert drawn[4:] == discarded[:3]
-    assert env.state.stock == discarded[3:5] and env.state.discard == discarded[5:7]
+    assert env.game_state.stock == discarded[3:5] and env.game_state.discard == discarded[5:7]
 
 
 def test_P6_the_first_to_touch_deals_the_next_round_and_no_rank_is_removed():
@@ -428,8 +428,8 @@ def test_P6_the_first_to_touch_deals_the_next_round_and_no_rank_is_removed():
     step(env, ["pass J", "nose", "pass Q", "pass K"])
     _, _, _, _, infos = step(env, ["nose", "wait", "nose", "wait"])
     assert infos["player_0"]["round_result"]["pig"] == "player_3"
-    assert env.state.dealer == 1  # player_1 touched first
-    assert env.state.ranks == tuple(range(13)) and len(env.state.stock) == 52 - 12
+    assert env.game_state.dealer == 1  # player_1 touched first
+    assert env.game_state.ranks == tuple(range(13)) and len(env.game_state.stock) == 52 - 12
 
 
 def test_P6_if_the_first_to_touch_has_left_the_next_player_to_his_left_deals():
@@ -439,8 +439,8 @@ def test_P6_if_the_first_to_touch_has_left_the_next_player_to_his_left_deals():
     env.reset(seed=0, options={"decks": [deck_for(LOW_HANDS, stock=rest)]})
     _, _, terms, _, infos = step(env, ["pass 2", "nose", "pass 4", "pass 5"])  # a false touch
     assert infos["player_0"]["round_result"]["first_nose"] == "player_1"
-    assert terms["player_1"] and env.state.eliminated == [1]
-    assert env.state.dealer == 2
+    assert terms["player_1"] and env.game_state.eliminated == [1]
+    assert env.game_state.dealer == 2
 
 
 def test_P6_at_most_12_players_and_stacked_decks_are_52_cards():
@@ -465,11 +465,11 @@ def test_P7_letters_a_player_survives_two_pigs_and_leaves_with_the_third():
         if k < 3:  # P7: a letter turns over; he stays and the deck keeps its ranks
             assert not any(terms.values()) and set(rewards.values()) == {0.0}
             assert env.agents == ["player_0", "player_1", "player_2"]
-            assert env.state.ranks == (10, 11, 12)
+            assert env.game_state.ranks == (10, 11, 12)
             letters = env.layout.part(obs["player_1"]["observation"], "letters")
             assert letters.tolist() == pytest.approx([0, k / 3, 0])  # player_2 is my left
     assert terms["player_2"] and rewards["player_2"] == -0.5  # -1/(n-1), n = 3 (P9)
-    assert env.agents == ["player_0", "player_1"] and env.state.ranks == (11, 12)
+    assert env.agents == ["player_0", "player_1"] and env.game_state.ranks == (11, 12)
     for k in (1, 2, 3):  # two players left: player_1 is the pig three times
         _, rewards, terms, _, infos = step(env, ["nose", first_pass(env, "player_1")])
         assert infos["player_0"]["round_result"]["letters"] == [0, k, 3]
@@ -506,7 +506,7 @@ def test_P8_tokens_race_one_fewer_token_than_players_and_the_draw_decides_a_crow
         _, rewards, _, _, infos = step(env, ["token", "wait", "token", "token"])
         result = infos["player_0"]["result"]
         assert result["first_nose"] == "player_1"  # the first taker (P8)
-        assert result["pig"] == f"player_{env.state.touched[-1]}"  # three takers, two tokens
+        assert result["pig"] == f"player_{env.game_state.touched[-1]}"  # three takers, two tokens
         assert rewards[result["pig"]] == -1.0
         pigs.add(result["pig"])
     assert pigs == {"player_0", "player_2", "player_3"}

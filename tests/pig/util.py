@@ -35,7 +35,7 @@ def step(env: PigParallelEnv, moves: Mapping[str, str] | Sequence[str]):
 
 def hand(env: PigParallelEnv, seat: int) -> list[str]:
     """The cards of ``seat`` as sorted texts (from the engine state)."""
-    return sorted(CARD_TEXTS[c] for c in env.state.hands[seat])
+    return sorted(CARD_TEXTS[c] for c in env.game_state.hands[seat])
 
 
 def legal(env: PigParallelEnv, agent: str) -> list[str]:

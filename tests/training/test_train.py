@@ -12,7 +12,7 @@ import pytest
 import agents
 from agents.arena import play_aec, play_parallel
 from agents.training.model_io import read_metadata
-from agents.training.spec import get_spec
+from kiaule_env import get_game as get_spec
 from experiments import train as train_mod
 from tests.training.conftest import require_env
 
@@ -43,7 +43,7 @@ def tiny_config(game: str, out: Path, **extra) -> dict:
 
 def play_one(game: str, agent, env_kwargs: dict, seed: int = 0):
     spec = get_spec(game)
-    env = spec.make_env(env_kwargs)
+    env = spec.native_env(**env_kwargs)
     n = len(env.possible_agents)
     seats = [agent] + [agents.make(f"{game}/random", seed=s) for s in range(1, n)]
     return (play_parallel if spec.parallel else play_aec)(env, seats, seed=seed)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import pytest
 
 import agents
-from agents.learned import ZOO, ZOO_DIR
+from agents.learned import ZOO_DIR, zoo_models
 from agents.training.evaluate import evaluate
 from agents.training.model_io import read_metadata
+from kiaule_env import GAMES
 from tests.training.conftest import require_env
+
+ZOO = {(g, n): f for g in GAMES for n, f in zoo_models(g).items()}
 
 
 @pytest.mark.parametrize(("game", "players"), sorted(ZOO))

@@ -1,0 +1,138 @@
+"""The engine contract: what every game's rules engine offers, with the same names everywhere.
+
+A game's engine (``kiaule_env/<game>/engine.py``, class ``Engine``) is built from the game's
+constructor keywords and holds no episode state: every method takes the episode's ``state`` (the
+game's own ``rules.State``), which carries everything an episode needs, its chance generator
+and the stacked decks still to come included, so that ``clone`` gives a fully independent
+episode. The env base, the play loop, records, tournaments, soak and the search agents use only
+this contract (``docs/ARCHITECTURE.md``).
+
+Conventions:
+
+* seats are ``0 … num_players − 1``; agents are ``player_<seat>``;
+* ``to_act(state)`` is the tuple of seats deciding now: one seat in the turn-based games, every
+  seat still in for Pig's simultaneous steps (``simultaneous = True``), ``()`` once over;
+* actions are the codec's indices into ``Discrete(num_actions)``; ``legal_actions`` lists them
+  ascending; ``apply(state, actions)`` takes one legal action per seat of ``to_act`` in that
+  order, mutates ``state`` and returns the reward delta of every seat (``num_players`` floats);
+* ``view(state, seat)`` is the seat's information set; ``observe`` is its encoded vector (the
+  game's :class:`ObservationEncoder` on that view: nothing else reaches an observation);
+* ``result(state)`` is the outcome dict of a finished episode (RULES §0 "Outcome"), JSON-able;
+* ``step_info(state)`` is what the latest ``apply`` adds to every agent's ``info`` (a finished
+  game of a series, deal of a match, round of a full game), or ``None``;
+* ``check_invariants`` raises ``AssertionError`` describing a broken invariant (soak, tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from kiaule_env.core.layout import ObservationLayout
+
+
+@runtime_checkable
+class ObservationEncoder(Protocol):
+    """A view → observation vector, with its documented layout of named slices."""
+
+    layout: ObservationLayout
+
+    def encode(self, view: Any) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ActionCodec(Protocol):
+    """Action indices ↔ move texts, masks, and the generated action table."""
+
+    num_actions: int
+
+    def mask(self, actions: Sequence[int]) -> np.ndarray: ...
+
+    def markdown_table(self) -> str: ...
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """The rules engine of one game configuration; see the module docstring."""
+
+    config: Any
+    num_players: int
+    num_actions: int
+    simultaneous: bool
+    #: keys ``reset(options=…)`` accepts (RULES §0 stacked decks)
+    option_keys: frozenset[str]
+    encoder: ObservationEncoder
+    codec: ActionCodec
+
+    def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> Any:
+        """A new episode's state; ``options`` are key-checked reset options (stacked decks)."""
+        ...
+
+    def random_deal(self, rng: np.random.Generator) -> dict[str, Any]:
+        """Reset options of a uniformly random stacked deal drawn from ``rng`` (tournaments)."""
+        ...
+
+    def to_act(self, state: Any) -> tuple[int, ...]: ...
+
+    def legal_actions(self, state: Any, seat: int) -> Sequence[int]: ...
+
+    def apply(self, state: Any, actions: Sequence[int]) -> Sequence[float]: ...
+
+    def is_over(self, state: Any) -> bool: ...
+
+    def result(self, state: Any) -> dict[str, Any]: ...
+
+    def step_info(self, state: Any) -> dict[str, Any] | None: ...
+
+    def view(self, state: Any, seat: int) -> Any: ...
+
+    def observe(self, state: Any, seat: int) -> np.ndarray: ...
+
+    def clone(self, state: Any) -> Any: ...
+
+    def action_text(self, state: Any, seat: int, action: int) -> str: ...
+
+    def parse_action(self, state: Any, seat: int, text: str) -> int: ...
+
+    def check_invariants(self, state: Any) -> None: ...
+
+    def render(self, state: Any) -> str: ...
+
+    def resample_hidden(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        """Another state with the same information set for ``seat`` (hidden cards redealt).
+
+        Used by the conformance suite's information-set test: observation, mask and view of
+        ``seat`` must not change.
+        """
+        ...
+
+
+def legal_text(engine: Engine, state: Any, seat: int) -> str:
+    """``"a (text), b (text), …"`` of the legal actions of ``seat``, for error messages."""
+    legal = engine.legal_actions(state, seat) if seat in engine.to_act(state) else ()
+    return ", ".join(f"{a} ({engine.action_text(state, seat, a)})" for a in legal) or "none"
+
+
+def check_action(engine: Engine, state: Any, seat: int, action: Any, legal: Sequence[int]) -> int:
+    """``action`` as an int if it is one of ``legal``, else a ``ValueError`` naming the legal ones.
+
+    Refuses bools and non-integers (numpy integers are fine), with what was given.
+    """
+    agent = f"player_{seat}"
+    n = engine.num_actions
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(
+            f"{agent}: action must be an integer index into Discrete({n}), got {action!r}"
+        )
+    action = int(action)
+    if action not in legal:
+        if 0 <= action < n:
+            texts = getattr(engine.codec, "texts", None)  # static move texts, where the game has
+            shown = f" ({texts[action]})" if texts is not None else ""
+            what = f"action {action}{shown} is illegal now"
+        else:
+            what = f"action {action} is outside Discrete({n})"
+        raise ValueError(f"{agent}: {what}; legal moves: {legal_text(engine, state, seat)}")
+    return action

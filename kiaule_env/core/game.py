@@ -1,0 +1,123 @@
+"""The game descriptor: everything the tools need to know about a game, declared once.
+
+In the spirit of OpenSpiel's ``_GAME_TYPE`` / ``_GAME_INFO``: each game's public module
+(``kiaule_env/<game>_v0.py``) declares ``GAME = GameDescriptor(...)``, and
+:data:`kiaule_env.GAMES` maps each game's name to its descriptor, in a fixed order. Agents,
+training, tournaments, the benchmark, soak, bench and the generated docs derive everything per
+game from it; what cannot be derived (a game's rule-based agent, its research metrics, its zoo
+model) is found by convention from the game's name (``agents/<game>.py``,
+``experiments/metrics/<game>.py``, ``agents/zoo/<game>_<n>p.zip``). See ``docs/ARCHITECTURE.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Literal
+
+#: constructor keywords that belong to the env, not to the game's rules
+ENV_KEYWORDS = frozenset({"render_mode", "max_cycles"})
+
+
+@dataclass(frozen=True)
+class GameDescriptor:
+    """A game of the suite; see the module docstring."""
+
+    #: short name, also the agent-name prefix (``kozel`` → ``kozel/heuristic``)
+    name: str
+    #: PettingZoo registry id, stored in game records
+    env_id: str
+    version: int
+    #: the public versioned module (``env``, ``raw_env``, tables, and this descriptor)
+    module: str
+    #: ``"module:Class"`` of the game's :class:`~kiaule_env.core.engine.Engine`
+    engine: str
+    #: ``"aec"``, or ``"parallel"`` for a ParallelEnv that also has an AEC version (``env()``)
+    api: Literal["aec", "parallel"]
+    player_counts: tuple[int, ...]
+    decks: tuple[str, ...]
+    #: fixed partnerships (seats sharing one reward), or None: every seat plays for itself
+    teams: tuple[tuple[int, ...], ...] | None
+    #: whether players make decisions (Elgeta: none after the deal)
+    has_decisions: bool
+    #: (lowest, highest) episode reward of one seat with the default options
+    reward_range: tuple[float, float]
+    #: the rule keywords and their defaults (``num_players`` and ``deck`` included)
+    default_options: Mapping[str, Any]
+    #: the longest possible episode, and which rule bounds it
+    longest_game: str
+    #: one-line description
+    summary: str = ""
+    #: option variants every test over all games covers (conformance suite, soak)
+    variants: tuple[Mapping[str, Any], ...] = ({},)
+    #: the configuration ``kiaule bench`` measures
+    bench_options: Mapping[str, Any] = field(default_factory=dict)
+    #: games per lineup in ``kiaule benchmark`` (default options), and what its report says
+    benchmark_games: int = 1000
+    benchmark_note: str = ""
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def parallel(self) -> bool:
+        return self.api == "parallel"
+
+    @property
+    def default_players(self) -> int:
+        return int(self.default_options["num_players"])
+
+    def load(self) -> ModuleType:
+        """The public module (``kiaule_env.<game>_v0``)."""
+        return importlib.import_module(self.module)
+
+    def engine_class(self) -> type:
+        module, _, cls = self.engine.partition(":")
+        return getattr(importlib.import_module(module), cls)
+
+    def make_engine(self, **options: Any) -> Any:
+        """The engine for constructor keywords ``options`` (env keywords are ignored)."""
+        rules = {k: v for k, v in options.items() if k not in ENV_KEYWORDS}
+        return self.engine_class()(**rules)
+
+    def env(self, **kwargs: Any) -> Any:
+        """``env()``: the AEC env with PettingZoo's classic wrappers."""
+        return self.load().env(**kwargs)
+
+    def raw_env(self, **kwargs: Any) -> Any:
+        """The AEC env without wrappers (illegal actions raise ``ValueError``)."""
+        return self.load().raw_env(**kwargs)
+
+    def native_env(self, **kwargs: Any) -> Any:
+        """The env in the game's own API: the ParallelEnv for Pig, else the raw AEC env."""
+        module = self.load()
+        return module.parallel_env(**kwargs) if self.parallel else module.raw_env(**kwargs)
+
+    def team_of(self, seat: int) -> tuple[int, ...]:
+        """Seats playing together with ``seat`` (itself alone in games without teams)."""
+        for team in self.teams or ():
+            if seat in team:
+                return team
+        return (seat,)
+
+    def sides(self, num_players: int) -> list[tuple[int, ...]]:
+        """The sides of a table: the teams (Kozel K1), else one side per seat."""
+        if self.teams is not None:
+            return [tuple(t) for t in self.teams]
+        return [(s,) for s in range(num_players)]
+
+    def observation_table(self, **options: Any) -> str:
+        """Markdown table of the observation layout for these constructor keywords."""
+        return self.make_engine(**options).encoder.layout.markdown_table()
+
+    def action_table(self, **options: Any) -> str:
+        """Markdown table of the action indices for these constructor keywords."""
+        return self.make_engine(**options).codec.markdown_table()
+
+
+def game_from_module(module: str) -> GameDescriptor:
+    """The ``GAME`` descriptor a public game module declares."""
+    game = getattr(importlib.import_module(module), "GAME", None)
+    if not isinstance(game, GameDescriptor):
+        raise TypeError(f"{module} declares no GAME = GameDescriptor(...)")
+    return game

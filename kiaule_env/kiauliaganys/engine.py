@@ -1,0 +1,151 @@
+"""Kiauliaganys' engine under the shared contract (:mod:`kiaule_env.core.engine`), RULES §2.
+
+Thin: the rules live in :mod:`kiaule_env.kiauliaganys.rules`, which speaks in
+:class:`~kiaule_env.kiauliaganys.rules.Move` s; this class speaks in the codec's action indices.
+Every decision is one step (G7a): a match step (``play``/``search``/``take``) and, after a
+match, a drag step. In a match (G11) the next deal replaces the finished one in the same state
+object, dealt from the state's stacked decks or shuffled from its generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kiaule_env.core.options import decks_option, stacked_decks
+from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder
+from kiaule_env.kiauliaganys.rules import OVER, Config, State, View
+
+#: stacked decks a tournament deal gives a match (later deals are shuffled from the seed)
+MATCH_DECKS = 16
+
+
+class Engine:
+    """Kiauliaganys for one :class:`~kiaule_env.kiauliaganys.rules.Config`."""
+
+    simultaneous = False
+    option_keys = frozenset({"deck", "decks"})
+
+    def __init__(self, **options: Any):
+        self.config = Config(**options)
+        self.num_players = self.config.num_players
+        self.encoder = ObservationEncoder(self.config)
+        self.codec = ActionCodec(self.config)
+        self.num_actions = self.codec.num_actions
+        self._no_reward = (0.0,) * self.num_players
+
+    # ------------------------------------------------------------------ episode
+    def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
+        multi = self.config.match_years is not None
+        decks = stacked_decks(options, self.config.the_deck, multi_deal=multi)
+        state = rules.new_deal(self.config, rng, decks[0] if decks else None)
+        state.decks = decks
+        state.rng = rng
+        return state
+
+    def random_deal(self, rng: np.random.Generator) -> dict[str, Any]:
+        """G2 deck (position 0 the starting card); G11 one deck per deal of a match."""
+        deals = MATCH_DECKS if self.config.match_years is not None else 1
+        return decks_option(self.config.the_deck, rng, deals)
+
+    def to_act(self, state: State) -> tuple[int, ...]:
+        return () if state.to_act < 0 else (state.to_act,)
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[int]:
+        if seat != state.to_act:
+            return ()
+        return self.codec.legal_indices(rules.legal_options(state))
+
+    def apply(self, state: State, actions: Sequence[int]) -> Sequence[float]:
+        seat = state.to_act
+        move = self.codec.moves[actions[0]]
+        rules.apply(state, move, check=False)
+        _note(state, seat, move)
+        if state.phase != OVER:
+            state.step_info = None
+            return self._no_reward
+        deltas = rules.deal_rewards(state)
+        if self.config.match_years is not None:
+            state.step_info = {"deal_result": rules.result(state)}
+            if not state.match_over:  # G11: the next deal of the match
+                _next_deal(state)
+        else:
+            state.step_info = None
+        return deltas
+
+    def is_over(self, state: State) -> bool:
+        return state.phase == OVER
+
+    def result(self, state: State) -> dict[str, Any]:
+        return rules.result(state)
+
+    def step_info(self, state: State) -> dict[str, Any] | None:
+        return state.step_info
+
+    # ------------------------------------------------------------------ information
+    def view(self, state: State, seat: int) -> View:
+        return rules.view(state, seat)
+
+    def observe(self, state: State, seat: int) -> np.ndarray:
+        return self.encoder.encode(rules.view(state, seat))
+
+    def clone(self, state: State) -> State:
+        return rules.clone(state)
+
+    def action_text(self, state: State, seat: int, action: int) -> str:
+        return self.codec.texts[action]
+
+    def parse_action(self, state: State, seat: int, text: str) -> int:
+        move = rules.parse_move(text)
+        if move not in self.codec.index_of:
+            raise ValueError(f"{text!r} is not a move of this deck")
+        return self.codec.index_of[move]
+
+    def check_invariants(self, state: State) -> None:
+        rules.check_invariants(state)
+
+    def render(self, state: State) -> str:
+        from kiaule_env.kiauliaganys.env import render_table
+
+        return render_table(state, None)
+
+    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """A copy with the cards ``seat`` cannot see (the face-down table, the other hands
+        except their face-up cards) permuted among their places."""
+        permuted = rules.clone(state)
+        places: list[tuple[list[int], int]] = [
+            (permuted.face_down, i) for i in range(len(permuted.face_down))
+        ]
+        for s, held in enumerate(permuted.hands):
+            if s != seat:
+                places += [(held, i) for i, c in enumerate(held) if c not in permuted.face_up[s]]
+        cards = [where[i] for where, i in places]
+        for (where, i), card in zip(places, rng.permutation(cards), strict=True):
+            where[i] = int(card)
+        return permuted
+
+
+def _note(state: State, seat: int, move: rules.Move) -> None:
+    """Remember the move for the rendered table (formatted only when rendered)."""
+    top = state.fund[-1] if state.fund else -1
+    state.recent.append((seat, move, state.last_picked, top, state.phase))
+    if len(state.recent) > 8:
+        del state.recent[:4]
+
+
+def _next_deal(state: State) -> None:
+    """Replace the finished deal in ``state`` by the next one of the match (G11), in place."""
+    index = state.deals
+    deck = state.decks[index] if index < len(state.decks) else None
+    new = rules.next_deal(state, state.rng, deck)
+    new.decks, new.rng, new.step_info, new.recent = (
+        state.decks,
+        state.rng,
+        state.step_info,
+        state.recent,
+    )
+    for name in State.__slots__:
+        setattr(state, name, getattr(new, name))

@@ -1,0 +1,130 @@
+"""Kozel's engine under the shared contract (:mod:`kiaule_env.core.engine`), RULES §1.
+
+Thin: the rules live in :mod:`kiaule_env.kozel.rules`; this class gives them the contract's
+names (actions are the codec's ``Discrete(47)`` indices, which are the engine's move codes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kiaule_env.core.options import decks_option, stacked_decks
+from kiaule_env.kozel import rules
+from kiaule_env.kozel.encoding import CODEC, ENCODER, ActionCodec, ObservationEncoder
+from kiaule_env.kozel.rules import DECK, NUM_PLAYERS, PHASE_OVER, Config, State, View
+
+#: stacked decks a tournament deal gives a series (later games are shuffled from the seed)
+SERIES_DECKS = 16
+_NO_REWARD = (0.0,) * NUM_PLAYERS
+
+
+class Engine:
+    """Kozel for one :class:`~kiaule_env.kozel.rules.Config` (keywords as the env's)."""
+
+    simultaneous = False
+    option_keys = frozenset({"deck", "decks"})
+    num_players = NUM_PLAYERS
+
+    def __init__(self, **options: Any):
+        self.config = Config(**options)
+        self.encoder: ObservationEncoder = ENCODER
+        self.codec: ActionCodec = CODEC
+        self.num_actions = CODEC.num_actions
+
+    # ------------------------------------------------------------------ episode
+    def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
+        decks = stacked_decks(options, DECK, multi_deal=self.config.series)  # K3, K14
+        return rules.new_deal(self.config, rng, decks)
+
+    def random_deal(self, rng: np.random.Generator) -> dict[str, Any]:
+        """K3 deck (36 cards, top first); K14 one deck per game of a series."""
+        return decks_option(DECK, rng, SERIES_DECKS if self.config.series else 1)
+
+    def to_act(self, state: State) -> tuple[int, ...]:
+        return () if state.to_act < 0 else (state.to_act,)
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[int]:
+        return rules.legal_moves(state) if seat == state.to_act else ()
+
+    def apply(self, state: State, actions: Sequence[int]) -> Sequence[float]:
+        games = len(state.finished_games)
+        deltas = rules.apply(state, actions[0])
+        state.step_info = (
+            {"game_result": state.finished_games[-1]} if len(state.finished_games) > games else None
+        )
+        return _NO_REWARD if deltas is None else deltas
+
+    def is_over(self, state: State) -> bool:
+        return state.phase == PHASE_OVER
+
+    def result(self, state: State) -> dict[str, Any]:
+        return rules.result(state)
+
+    def step_info(self, state: State) -> dict[str, Any] | None:
+        return state.step_info
+
+    # ------------------------------------------------------------------ information
+    def view(self, state: State, seat: int) -> View:
+        return rules.view(state, seat)
+
+    def observe(self, state: State, seat: int) -> np.ndarray:
+        return ENCODER.encode(rules.view(state, seat))
+
+    def clone(self, state: State) -> State:
+        return rules.clone(state)
+
+    def action_text(self, state: State, seat: int, action: int) -> str:
+        return CODEC.text(state.hands[seat], action)
+
+    def parse_action(self, state: State, seat: int, text: str) -> int:
+        if seat != state.to_act:
+            raise ValueError(f"player_{seat} is not to act")
+        return rules.parse_move(state, text)
+
+    def check_invariants(self, state: State) -> None:
+        rules.check_invariants(state)
+
+    def render(self, state: State) -> str:
+        from kiaule_env.kozel.env import render_table
+
+        return render_table(state)
+
+    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """A copy with the cards ``seat`` cannot locate shuffled among their places.
+
+        Hidden places: other players' hands, the stock, other players' face-down discards
+        (current trick and taken piles). Fixed: public knowledge (the indicator while in the
+        stock or tied to its drawer, K4; cards returned by a claim, K8), everything face up,
+        the observer's own cards and discards.
+        """
+        public = set(state.seen)
+        for s in range(NUM_PLAYERS):
+            public |= set(state.known[s]) | set(state.maybe[s])
+        public.add(state.indicator)
+        hidden = []
+        for s in range(NUM_PLAYERS):
+            if s != seat:
+                hidden += [c for c in state.hands[s] if c not in public]
+                hidden += [c for c in state.discards[s] if c not in public]
+        hidden += [c for c in state.stock[state.stock_pos :] if c not in public]
+        image = dict(zip(hidden, [hidden[i] for i in rng.permutation(len(hidden))], strict=True))
+
+        def sub(cards: Sequence[int]) -> list[int]:
+            return [image.get(c, c) for c in cards]
+
+        new = rules.clone(state)
+        for s in range(NUM_PLAYERS):
+            if s != seat:
+                new.hands[s] = rules.sort_hand(sub(new.hands[s]))
+                new.discards[s] = sub(new.discards[s])
+        new.stock = new.stock[: new.stock_pos] + sub(new.stock[new.stock_pos :])
+        new.piles = [sub(p) for p in new.piles]
+        new.trick = [
+            (s, kind, tuple(sub(cards)) if kind == rules.DISCARD and s != seat else cards)
+            for s, kind, cards in new.trick
+        ]
+        new.points = [sum(rules.POINTS[c] for c in p) for p in new.piles]
+        return new

@@ -1,0 +1,123 @@
+"""Pig's engine under the shared contract (:mod:`kiaule_env.core.engine`), RULES §3.
+
+Pig is the simultaneous-move game: ``to_act`` is every seat still in, and ``apply`` takes one
+action per such seat (one passing step, P2). The rules live in :mod:`kiaule_env.pig.rules`,
+which speaks in engine moves (ranks, ``NOSE``, ``WAIT``); this class speaks in the codec's
+action indices. Chance (reaction orders, P3; later rounds of a full game, P5) is drawn from the
+generator the episode was started with, which the state carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kiaule_env.core.options import shuffled_texts
+from kiaule_env.pig import rules
+from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder
+from kiaule_env.pig.rules import OVER, WAIT, Config, PigView, State
+
+
+class Engine:
+    """Pig for one :class:`~kiaule_env.pig.rules.Config` (keywords as the env's)."""
+
+    simultaneous = True
+    option_keys = frozenset({"deck", "decks"})
+
+    def __init__(self, **options: Any):
+        self.config = Config(**options)
+        self.num_players = self.config.num_players
+        self.encoder = ObservationEncoder(self.config)
+        self.codec = ActionCodec(self.config)
+        self.num_actions = self.codec.num_actions
+        self._to_action = self.codec.to_action
+
+    # ------------------------------------------------------------------ episode
+    def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
+        state = rules.new_game(self.config, rng, rules.parse_decks(self.config, options))
+        state.rng = rng
+        return state
+
+    def random_deal(self, rng: np.random.Generator) -> dict[str, Any]:
+        """P1 deck (the top n ranks, or 52 cards with a stock); P5 one per round of a full game.
+
+        A full game has at most ``(n − 1) × lives`` deciding rounds; capped rounds (P4) add
+        more, so the list is twice that. Pig draws reaction orders from the episode's generator
+        during play, so rounds beyond the list would not repeat across a deal's games: the list
+        must cover them.
+        """
+        config = self.config
+        deck = rules.starting_deck(config)
+        if not config.full:
+            return {"deck": shuffled_texts(deck, rng)}
+        lives = 3 if config.letters else 1
+        rounds = 2 * (config.num_players - 1) * lives + 4
+        return {"decks": [shuffled_texts(deck, rng) for _ in range(rounds)]}
+
+    def to_act(self, state: State) -> tuple[int, ...]:
+        return () if state.phase == OVER else tuple(state.seats_in)
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[int]:
+        if state.phase == OVER or seat not in state.seats_in:
+            return ()
+        to_action = self._to_action
+        return tuple(to_action(m) for m in rules.legal_moves(state, seat))
+
+    def apply(self, state: State, actions: Sequence[int]) -> Sequence[float]:
+        moves = [WAIT] * self.num_players
+        to_move = self.codec.to_move
+        for seat, action in zip(state.seats_in, actions, strict=True):
+            moves[seat] = to_move(action)
+        report = rules.apply(state, moves, state.rng, validate=False)
+        state.step_info = (
+            None if report.round_result is None else {"round_result": report.round_result}
+        )
+        return report.rewards
+
+    def is_over(self, state: State) -> bool:
+        return state.phase == OVER
+
+    def result(self, state: State) -> dict[str, Any]:
+        return rules.result(state)
+
+    def step_info(self, state: State) -> dict[str, Any] | None:
+        return state.step_info
+
+    # ------------------------------------------------------------------ information
+    def view(self, state: State, seat: int) -> PigView:
+        return rules.view(state, seat)
+
+    def observe(self, state: State, seat: int) -> np.ndarray:
+        return self.encoder.encode(rules.view(state, seat))
+
+    def clone(self, state: State) -> State:
+        return rules.clone(state)
+
+    def action_text(self, state: State, seat: int, action: int) -> str:
+        return self.codec.texts[action]
+
+    def parse_action(self, state: State, seat: int, text: str) -> int:
+        return self.codec.parse(text)
+
+    def check_invariants(self, state: State) -> None:
+        rules.check_invariants(state)
+
+    def render(self, state: State) -> str:
+        from kiaule_env.pig.env import render_table
+
+        return render_table(state)
+
+    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """A copy with the cards ``seat`` cannot see (other hands, the stock, the discard
+        pile) permuted among their places."""
+        new = rules.clone(state)
+        places = [new.hands[s] for s in new.seats_in if s != seat] + [new.stock, new.discard]
+        cards = [c for place in places for c in place]
+        shuffled = [cards[i] for i in rng.permutation(len(cards))]
+        start = 0
+        for place in places:
+            place[:] = shuffled[start : start + len(place)]
+            start += len(place)
+        return new
