@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kiaule_env import GAMES
 from experiments.tournament import TournamentConfig, run_tournament, usable_agents
 from experiments.tournament.report import (
     LEADERBOARD_HEADER,
@@ -35,6 +34,7 @@ from experiments.tournament.report import (
     markdown_table,
     metric_rows,
 )
+from kiaule_env import GAMES
 
 DEFAULT_OUT = Path("experiments/results/benchmark")
 DEFAULT_WORK = Path("runs/benchmark")

@@ -77,9 +77,7 @@ def test_same_seed_same_game_and_different_seeds_differ():
 
 def test_reset_options_are_checked():
     env = elgeta_v0.raw_env(num_players=2, deck="32")
-    with pytest.raises(
-        ValueError, match=r"unknown reset option.*'deck'.*accepts 'piles'"
-    ):
+    with pytest.raises(ValueError, match=r"unknown reset option.*'deck'.*accepts 'piles'"):
         env.reset(options={"deck": []})
     env.reset(seed=0, options={"options": 1})  # PettingZoo's API-test probe, ignored
 

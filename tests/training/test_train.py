@@ -12,8 +12,8 @@ import pytest
 import agents
 from agents.arena import play_aec, play_parallel
 from agents.training.model_io import read_metadata
-from kiaule_env import get_game as get_spec
 from experiments import train as train_mod
+from kiaule_env import get_game as get_spec
 from tests.training.conftest import require_env
 
 TINY = {
