@@ -31,10 +31,15 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from kiaule_env.core.engine import Engine, check_action
-from kiaule_env.core.options import check_max_cycles, check_option_keys, check_render_mode
+from kiaule_env.core.options import (
+    CheckedKeywords,
+    check_max_cycles,
+    check_option_keys,
+    check_render_mode,
+)
 
 
-class TurnBasedCardEnv(AECEnv):
+class TurnBasedCardEnv(CheckedKeywords, AECEnv):
     """Base class of the turn-based card-game environments; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {

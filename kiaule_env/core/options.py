@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -107,3 +108,26 @@ def decks_option(deck: Deck, rng: np.random.Generator, deals: int) -> dict[str, 
     if deals <= 1:
         return {"deck": shuffled_texts(deck, rng)}
     return {"decks": [shuffled_texts(deck, rng) for _ in range(deals)]}
+
+
+class CheckedKeywords:
+    """Mixin for envs: an unknown constructor keyword is a ``ValueError`` listing the allowed
+    ones (Python's own error would be a ``TypeError``), raised before anything is built."""
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        check_keywords(cls, kwargs)
+        return super().__new__(cls)
+
+
+def check_keywords(cls: type, kwargs: Mapping[str, Any]) -> None:
+    """Refuse keywords that ``cls.__init__`` does not take, naming the allowed ones."""
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return  # forwards its keywords to a constructor that checks them
+    allowed = [n for n, p in params.items() if n != "self" and p.kind is not p.VAR_POSITIONAL]
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown keyword(s) {', '.join(map(repr, unknown))} for {cls.__name__}; "
+            f"allowed: {', '.join(allowed)}"
+        )

@@ -24,12 +24,17 @@ from pettingzoo.utils import AgentSelector
 
 from kiaule_env.cards import RANKS
 from kiaule_env.core.engine import check_action
-from kiaule_env.core.options import check_max_cycles, check_option_keys, check_render_mode
+from kiaule_env.core.options import (
+    CheckedKeywords,
+    check_max_cycles,
+    check_option_keys,
+    check_render_mode,
+)
 from kiaule_env.pig import rules
 from kiaule_env.pig.engine import Engine
 
 
-class PigParallelEnv(ParallelEnv):
+class PigParallelEnv(CheckedKeywords, ParallelEnv):
     """Pig as a PettingZoo ``ParallelEnv``; keywords as in RULES §3 (see ``kiaule_env.pig_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = {

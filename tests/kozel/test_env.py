@@ -7,11 +7,8 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
 
-import kiaule_env
 from agents.random_agent import RandomAgent
 from kiaule_env import kozel_v0
 from kiaule_env.cards import CARD_SYMBOLS, CARD_TEXTS, parse_card
@@ -60,23 +57,6 @@ def random_game(env, rng, seed, options=None, after_step=None):
 
 
 # ---- API
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-def test_pettingzoo_api_test(config):
-    api_test(kozel_v0.env(**config), num_cycles=300)
-
-
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-def test_pettingzoo_seed_test(config):
-    seed_test(lambda: kozel_v0.env(**config), num_cycles=300)
-
-
-def test_registered_in_pettingzoo_and_module_style():
-    assert "kiaule/kozel-v0" in kiaule_env.ENV_MODULES
-    env = pettingzoo.make("aec", "kiaule/kozel-v0")
-    env.reset(seed=0)
-    assert env.agent_selection == "player_0"
-    assert env.unwrapped.metadata["name"] == "kozel_v0"
-    assert kozel_v0.env().unwrapped.possible_agents == [f"player_{i}" for i in range(4)]
 
 
 def test_spaces_and_observation_shape():
@@ -89,18 +69,6 @@ def test_spaces_and_observation_shape():
     assert env.observation_space("player_0")["observation"].contains(obs["observation"])
     other = env.observe("player_1")
     assert not other["action_mask"].any()  # not his turn
-
-
-def test_same_seed_same_episode_and_different_seeds_differ():
-    def moves(seed):
-        return play_recorded(kozel_v0.raw_env, "kiaule/kozel-v0", {}, _first_legal, seed=seed).moves
-
-    assert moves(3) == moves(3)
-    assert moves(3) != moves(4)
-
-
-def _first_legal(agent, obs, env):
-    return int(np.flatnonzero(obs["action_mask"])[0])
 
 
 # ---- options
@@ -252,78 +220,6 @@ def test_molodka_claims_happen_in_random_play():
 
 
 # ---- hidden information
-def permute_hidden(state: rules.State, observer: int, rng: np.random.Generator) -> rules.State:
-    """A copy of ``state`` with the cards ``observer`` cannot locate shuffled among their places.
-
-    Hidden places: other players' hands, the stock, other players' face-down discards (current
-    trick and taken piles). Fixed: public knowledge (the indicator while in the stock or tied to
-    its drawer, K4; cards returned by a claim, K8), everything face up, the observer's own cards
-    and discards.
-    """
-    public = set(state.seen)
-    for s in range(4):
-        public |= set(state.known[s]) | set(state.maybe[s])
-    public.add(state.indicator)
-    hidden = []
-    for s in range(4):
-        if s != observer:
-            hidden += [c for c in state.hands[s] if c not in public]
-            hidden += [c for c in state.discards[s] if c not in public]
-    hidden += [c for c in state.stock[state.stock_pos :] if c not in public]
-    shuffled = [hidden[i] for i in rng.permutation(len(hidden))]
-    image = dict(zip(hidden, shuffled, strict=True))
-    sub = lambda cards: [image.get(c, c) for c in cards]  # noqa: E731
-    new = rules.clone(state)
-    for s in range(4):
-        if s != observer:
-            new.hands[s] = rules.sort_hand(sub(new.hands[s]))
-            new.discards[s] = sub(new.discards[s])
-    new.stock = new.stock[: new.stock_pos] + sub(new.stock[new.stock_pos :])
-    new.piles = [sub(p) for p in new.piles]
-    new.trick = [
-        (s, kind, tuple(sub(cards)) if kind == rules.DISCARD and s != observer else cards)
-        for s, kind, cards in new.trick
-    ]
-    new.points = [sum(rules.POINTS[c] for c in p) for p in new.piles]
-    rules.check_invariants(new)
-    return new
-
-
-def test_information_set_observation_mask_and_view_ignore_hidden_cards():
-    rng = np.random.default_rng(11)
-    checked = moved = 0
-    for g in range(90):
-        env = kozel_v0.raw_env(**CONFIGS[g % len(CONFIGS)])
-        env.reset(seed=1000 + g)
-        while env.game_state.phase != rules.PHASE_OVER:
-            state = env.game_state
-            actor = state.to_act
-            for observer in (actor, int(rng.integers(4))):
-                agent = env.possible_agents[observer]
-                obs = env.observe(agent)
-                view = env.view(agent)
-                other = permute_hidden(state, observer, rng)
-                moved += other.hands != state.hands
-                assert rules.view(other, observer) == view
-                assert np.array_equal(
-                    ENCODER.encode(rules.view(other, observer)), obs["observation"]
-                )
-                if observer == actor:
-                    assert rules.legal_moves(other) == rules.legal_moves(state)
-                checked += 1
-            legal = rules.legal_moves(state)
-            env.step(legal[rng.integers(len(legal))])
-    assert checked >= 1000 and moved > checked // 2
-
-
-def test_information_set_test_catches_a_leak():
-    """The permutation does move what another player holds: an encoder of it would fail."""
-    env = kozel_v0.raw_env()
-    env.reset(seed=3)
-    rng = np.random.default_rng(0)
-    other = permute_hidden(env.game_state, 0, rng)
-    assert other.hands[1] != env.game_state.hands[1] or other.hands[2] != env.game_state.hands[2]
-    assert other.hands[0] == env.game_state.hands[0]
 
 
 # ---- illegal actions

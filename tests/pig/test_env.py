@@ -8,9 +8,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pettingzoo
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, seed_test
 from pettingzoo.utils.conversions import parallel_to_aec
 
 from agents.arena import play_aec, play_parallel
@@ -41,38 +39,6 @@ def quietly(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-@pytest.mark.parametrize("num_players", [3, 4, 8])
-@pytest.mark.parametrize("variant", list(VARIANTS))
-def test_pettingzoo_parallel_and_aec_api_tests(num_players, variant):
-    kwargs = {"num_players": num_players, **VARIANTS[variant]}
-    quietly(parallel_api_test, pig_v0.parallel_env(**kwargs), num_cycles=300)
-    quietly(api_test, pig_v0.env(**kwargs), num_cycles=300)
-
-
-def test_registered_in_both_pettingzoo_registries():
-    par = pettingzoo.make("parallel", "kiaule/pig-v0", num_players=5)
-    assert isinstance(par, pig_v0.PigParallelEnv) and par.num_players == 5
-    aec = pettingzoo.make("aec", "kiaule/pig-v0", tokens=True)
-    assert isinstance(aec.unwrapped, pig_v0.raw_env) and aec.unwrapped.config.tokens
-
-
-def test_pettingzoo_seed_test_on_the_aec_version():
-    quietly(seed_test, lambda: pig_v0.env(game="full", num_players=5), num_cycles=300)
-
-
-def masked_random_episode(env, seed: int, action_seed: int) -> list:
-    """Everything a parallel episode returns, with seeded random legal actions."""
-    rng = np.random.default_rng(action_seed)
-    obs, infos = env.reset(seed=seed)
-    trace = [(obs, infos)]
-    while env.agents:
-        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
-        out = env.step(actions)
-        obs = out[0]
-        trace.append(out)
-    return trace
-
-
 def same(a, b) -> bool:
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
@@ -81,19 +47,6 @@ def same(a, b) -> bool:
     if isinstance(a, np.ndarray):
         return a.dtype == b.dtype and np.array_equal(a, b)
     return a == b
-
-
-@pytest.mark.parametrize("variant", ["round", "letters", "all"])
-def test_parallel_seed_test_with_masks(variant):
-    kwargs = {"num_players": 5, **VARIANTS[variant]}
-    for seed in (0, 1):
-        first = masked_random_episode(make(**kwargs), seed, 42)
-        second = masked_random_episode(make(**kwargs), seed, 42)
-        assert same(first, second)
-    assert not same(
-        masked_random_episode(make(**kwargs), 0, 42)[0],
-        masked_random_episode(make(**kwargs), 1, 42)[0],
-    )
 
 
 def test_reset_without_seed_continues_the_generator():
@@ -275,46 +228,6 @@ def test_random_play_200_full_games_end_with_one_winner_and_zero_sum_rewards():
 
 
 # ------------------------------------------------------------------------ information sets
-def hidden_places(state: rules.State, observer: int) -> list[list[int]]:
-    """The card lists the observer cannot see: other players' hands, the stock, the pile."""
-    places = [state.hands[s] for s in state.seats_in if s != observer]
-    return [*places, state.stock, state.discard]
-
-
-def permute_hidden(state: rules.State, observer: int, rng: np.random.Generator) -> None:
-    places = hidden_places(state, observer)
-    cards = [c for place in places for c in place]
-    shuffled = [cards[i] for i in rng.permutation(len(cards))]
-    start = 0
-    for place in places:
-        place[:] = shuffled[start : start + len(place)]
-        start += len(place)
-
-
-@pytest.mark.parametrize("variant", ["round", "stock", "letters", "tokens", "all"])
-def test_permuting_hidden_cards_changes_no_observation_mask_or_view(variant):
-    env = make(num_players=5, **VARIANTS[variant])
-    rng = np.random.default_rng(0)
-    checked = 0
-    for episode in range(6):
-        obs, _ = env.reset(seed=episode)
-        while env.agents:
-            for agent in env.agents:
-                seat = env.agent_name_mapping[agent]
-                before = (env.observe(agent), env.view(agent), env.legal_moves(agent))
-                saved = rules.clone(env.game_state)
-                permute_hidden(env.game_state, seat, rng)
-                env._refresh_legal()
-                after = (env.observe(agent), env.view(agent), env.legal_moves(agent))
-                assert same(before[0], after[0]) and before[1:] == after[1:]
-                env.game_state = saved
-                env._refresh_legal()
-                checked += 1
-            actions = {
-                a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents
-            }
-            obs, *_ = env.step(actions)
-    assert checked > 100
 
 
 def test_the_view_holds_only_the_observers_cards():
