@@ -44,6 +44,10 @@ def _own_hand_seen(
     ]
 
 
+def _no_note(views: Sequence[Any], seat: int) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class GameDisplay:
     """How the viewer shows one game (see the module docstring)."""
@@ -64,6 +68,8 @@ class GameDisplay:
     seen: Callable[[Sequence[Any], int, Sequence[Sequence[int]]], list[list[str | None]]] = (
         _own_hand_seen
     )
+    #: after a move by ``seat``, what it showed that the move text does not say (views after)
+    move_note: Callable[[Sequence[Any], int], str | None] = _no_note
     teams: list[list[int]] | None = field(default=None)
 
 
@@ -167,9 +173,12 @@ def _kiau_extras(views: Sequence[Any], seat: int | None) -> list[Row]:
             "cards": _symbols(v.fund[-8:]),
         },
         {"label": "face down", "text": f"{v.face_down} card(s)", "cards": []},
-        {"label": "turn", "text": f"{v.turns}" + (" (last turn)" if v.last_turn else ""),
-         "cards": []},
-    ]  # fmt: skip
+        {
+            "label": "turn",
+            "text": f"{v.turns + 1} ({v.turns} played)" + (", the last" if v.last_turn else ""),
+            "cards": [],
+        },
+    ]
     if any(v.match_years):
         rows.append(
             {
@@ -295,12 +304,23 @@ def _elgeta_seen(
     return [[None] * len(v.unseen[s]) + _symbols(v.known[s]) for s in range(len(views))]
 
 
+def _elgeta_note(views: Sequence[Any], seat: int) -> str | None:
+    """The card the ``play`` turned up: the newest card of the trick, or of the trick it just
+    completed."""
+    v = views[seat]
+    for trick in (v.trick, v.last_trick):
+        if trick and trick[-1][0] == seat:
+            return CARD_SYMBOLS[trick[-1][1]]
+    return None
+
+
 def _elgeta_extras(views: Sequence[Any], seat: int | None) -> list[Row]:
     v = views[0]
     rows: list[Row] = [
         {
             "label": "trick",
-            "text": f"{v.tricks + 1}" + (f", tie-break round {v.rounds - 1}" if v.rounds > 1 else ""),
+            "text": f"{v.tricks + 1}"
+            + (f", tie-break round {v.rounds - 1}" if v.rounds > 1 else ""),
             "cards": [],
         }
     ]
@@ -342,6 +362,7 @@ ELGETA = GameDisplay(
     play_fields=frozenset({"trick", "last_trick"}),
     hands=_elgeta_piles,
     seen=_elgeta_seen,
+    move_note=_elgeta_note,
 )
 
 DISPLAYS: dict[str, GameDisplay] = {

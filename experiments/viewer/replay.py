@@ -61,13 +61,8 @@ def _record_from(data: Any) -> GameRecord | None:
         return None
 
 
-def read_records(path: str | Path) -> list[tuple[GameRecord, dict[str, Any]]]:
-    """Every game record in ``path`` with its tournament line (``{}`` for a bare record).
-
-    ``path`` may be a tournament results folder (its ``games.jsonl`` is read), a JSON-lines file
-    of tournament lines or bare records, or one record saved by :meth:`GameRecord.save`.
-    Raises ``ValueError`` naming the file when it is missing or holds no records.
-    """
+def records_path(path: str | Path) -> Path:
+    """``path``, or the ``games.jsonl`` inside it when it is a tournament results folder."""
     path = Path(path)
     if path.is_dir():
         inner = path / GAMES_FILE
@@ -76,7 +71,18 @@ def read_records(path: str | Path) -> list[tuple[GameRecord, dict[str, Any]]]:
                 f"{path} is a folder without {GAMES_FILE}; give a tournament results folder, "
                 "a games.jsonl file or a saved game record"
             )
-        path = inner
+        return inner
+    return path
+
+
+def read_records(path: str | Path) -> list[tuple[GameRecord, dict[str, Any]]]:
+    """Every game record in ``path`` with its tournament line (``{}`` for a bare record).
+
+    ``path`` may be a tournament results folder (its ``games.jsonl`` is read), a JSON-lines file
+    of tournament lines or bare records, or one record saved by :meth:`GameRecord.save`.
+    Raises ``ValueError`` naming the file when it is missing or holds no records.
+    """
+    path = records_path(path)
     if not path.is_file():
         raise ValueError(f"{path} does not exist; give a games.jsonl file or a saved game record")
     try:
@@ -118,6 +124,7 @@ def load_game(path: str | Path, index: int = 0) -> LoadedGame:
     Raises ``ValueError`` naming the file for a file without records, an index out of range or
     a record of an env id that is not one of this suite's.
     """
+    path = records_path(path)
     records = read_records(path)
     count = len(records)
     if not 0 <= index < count:
@@ -263,6 +270,7 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
     totals = dict.fromkeys(agents, 0.0)
     frames: list[dict[str, Any]] = []
     moves = list(record.moves)
+    move_notes: list[str | None] = []
     index = 0
     result: dict[str, Any] | None = None
     for agent in env.agent_iter():
@@ -287,6 +295,9 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
             )
         frames.append(_frame(env, agents, display, record, totals, agent, legal))
         env.step(action)
+        move_notes.append(
+            display.move_note([env.unwrapped.view(a) for a in agents], agents.index(agent))
+        )
         for a, r in env.rewards.items():
             totals[a] += float(r)
         index += 1
@@ -313,6 +324,8 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
         "seats": loaded.seats,
         "teams": display.teams,
         "moves": [[a, int(act), t] for a, act, t in moves],
+        # per move, what it showed that its text does not say (Elgeta: the card played), or None
+        "notes": move_notes,
         "result": result,
         "recorded_result": record.result,
         "rewards": [totals[a] for a in agents],
