@@ -124,7 +124,9 @@ function places(n) {
 function seatView(f, s) { return Object.assign({}, f.public, f.private[s]); }
 function showValue(v) {
   if (Array.isArray(v)) {
-    if (v.every((x) => typeof x === 'string' || x === null)) return v.map((x) => x === null ? '-' : x).join(' ') || '()';
+    if (v.every((x) => typeof x === 'string' || x === null)) {
+      return v.map((x) => x === null ? '-' : x).join(' ') || '()';
+    }
     return JSON.stringify(v);
   }
   if (v !== null && typeof v === 'object') return JSON.stringify(v);
@@ -213,7 +215,8 @@ function render() {
     const last = [];
     for (let i = prevStart; i < startHere; i++) {
       const m = DATA.moves[i];
-      last.push(m[0] + ' ' + m[2] + (DATA.notes && DATA.notes[i] ? ' (' + DATA.notes[i] + ')' : ''));
+      const note = DATA.notes && DATA.notes[i] ? ' (' + DATA.notes[i] + ')' : '';
+      last.push(m[0] + ' ' + m[2] + note);
     }
     c.appendChild(rowEl({label: 'last ' + DATA.unit, text: last.join('; '), cards: []}));
   }
@@ -277,8 +280,9 @@ function renderOutcome() {
     d.dataset.field = k;
     o.appendChild(d);
   }
-  const r = el('div', 'rewards', 'rewards: ' + DATA.agents.map((a, s) =>
-    a + (DATA.seats ? ' (' + DATA.seats[s] + ')' : '') + ' ' + fmtReward(DATA.rewards[s])).join(', '));
+  const who = (a, s) => a + (DATA.seats ? ' (' + DATA.seats[s] + ')' : '');
+  const text = DATA.agents.map((a, s) => who(a, s) + ' ' + fmtReward(DATA.rewards[s]));
+  const r = el('div', 'rewards', 'rewards: ' + text.join(', '));
   o.appendChild(r);
 }
 document.addEventListener('keydown', (e) => {
@@ -312,8 +316,8 @@ _BODY = """<header><h1 id="title"></h1><span class="meta" id="meta"></span></hea
 <select id="mode" title="o: omniscient, 0-9: a seat's view"></select>
 <span id="status"></span>
 </div>
-<div class="hint">keys: &#x2190; &#x2192; move &#xB7; &#x2191; &#x2193; {unit} &#xB7; Home End &#xB7;
-o omniscient &#xB7; 0&#x2013;{last_seat} a seat's view</div>
+<div class="hint">keys: &#x2190; &#x2192; move &#xB7; &#x2191; &#x2193; {unit} &#xB7;
+Home End &#xB7; o omniscient &#xB7; 0&#x2013;{last_seat} a seat's view</div>
 <div id="table"><div id="center"></div></div>
 <div id="legal" class="hint"></div>
 <div id="outcome" hidden><h2>Outcome</h2><div id="outcome-body"></div></div>
