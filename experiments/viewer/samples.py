@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.viewer.replay import GAMES_FILE, load_game, read_records
+from kiaule_env import ENV_MODULES
 
 #: the folder of the sample pages inside a results folder
 SAMPLES_DIR = "samples"
@@ -77,6 +78,8 @@ def write_samples(out: str | Path) -> list[Sample]:
         records = read_records(path)
     except ValueError:
         return []
+    if any(record.env_id not in ENV_MODULES for record, _ in records):
+        return []  # a game outside the suite (a test's toy game): nothing to show
     lines = [line for _, line in records]
     samples = pick_samples(lines, [len(record.moves) for record, _ in records])
     folder = out / SAMPLES_DIR
@@ -94,9 +97,7 @@ def write_samples(out: str | Path) -> list[Sample]:
                 loaded.source = GAMES_FILE
                 write_viewer(loaded, target)
                 pages[sample.index] = target
-            written.append(
-                Sample(sample.name, sample.label, sample.index, sample.key, path=target)
-            )
+            written.append(Sample(sample.name, sample.label, sample.index, sample.key, path=target))
         except (ValueError, OSError) as exc:
             written.append(
                 Sample(sample.name, sample.label, sample.index, sample.key, error=str(exc))
@@ -110,9 +111,7 @@ def samples_text(samples: list[Sample], out: str | Path) -> str:
         return ""
     lines = ["sample games (replay pages; open in a browser, or `kiaule view` any other game)"]
     for s in samples:
-        where = (
-            str(s.path.relative_to(out)) if s.path is not None else f"not written: {s.error}"
-        )
+        where = str(s.path.relative_to(out)) if s.path is not None else f"not written: {s.error}"
         key = f", key {s.key}" if s.key is not None else ""
         lines.append(f"  {s.label}: game {s.index}{key}: {where}")
     return "\n".join(lines)
