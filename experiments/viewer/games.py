@@ -48,6 +48,21 @@ def _no_note(views: Sequence[Any], seat: int) -> str | None:
     return None
 
 
+def _public_move(text: str) -> str | None:
+    return None
+
+
+def _kozel_hidden(text: str) -> str | None:
+    """A discard is face down (K6): the others see how many cards, not which."""
+    word, _, cards = text.partition(" ")
+    return f"discard {' '.join('▒' for _ in cards.split())}" if word == "discard" else None
+
+
+def _pig_hidden(text: str) -> str | None:
+    """The card passed is seen by the passer and the receiver only (P3)."""
+    return "pass ▒" if text.startswith("pass ") else None
+
+
 @dataclass(frozen=True)
 class GameDisplay:
     """How the viewer shows one game (see the module docstring)."""
@@ -70,6 +85,8 @@ class GameDisplay:
     )
     #: after a move by ``seat``, what it showed that the move text does not say (views after)
     move_note: Callable[[Sequence[Any], int], str | None] = _no_note
+    #: a move text as the other players see it, or None when it is public (Kozel discards)
+    hide_move: Callable[[str], str | None] = _public_move
     teams: list[list[int]] | None = field(default=None)
 
 
@@ -155,6 +172,7 @@ KOZEL = GameDisplay(
     suit_fields=frozenset({"trump"}),
     play_fields=frozenset({"trick"}),
     play_kinds=("lead", "beat", "discard"),
+    hide_move=_kozel_hidden,
     teams=[[0, 2], [1, 3]],
 )
 
@@ -275,6 +293,7 @@ PIG = GameDisplay(
     notes=_pig_notes,
     card_fields=frozenset({"hand", "last_passed", "last_received"}),
     rank_fields=frozenset({"start_ranks", "ranks"}),
+    hide_move=_pig_hidden,
 )
 
 

@@ -5,6 +5,10 @@ The replay data of :func:`experiments.viewer.replay.build_replay` is embedded as
 the current position. Keys: ← → one move, ↑ ↓ one trick (or turn), Home / End, ``o`` the
 omniscient view, ``0``–``9`` one seat's view.
 
+In a seat's view the page shows only what that player knew: the other hands face down, the
+others' hidden moves masked (Kozel discards, Pig passes), no future moves, and the legal moves
+only when he is to act.
+
 Elements the browser test reads: ``#status`` (``data-pos``: the frame, ``data-mode``:
 ``omni`` or the seat), ``.seat[data-seat]`` with ``.card`` chips (``.back``: face down),
 ``#center .row[data-label]``, ``#moves li`` (``.last``: the move that led here), ``#outcome``,
@@ -100,6 +104,18 @@ function card(sym) {
   if (sym === null || sym === '\u2592') { const b = el('span', 'card back', '\u2592'); return b; }
   return el('span', 'card' + (RED.test(sym) ? ' red' : ''), sym);
 }
+function moveText(i) {
+  // a move as the chosen viewer saw it: another seat's hidden move masked, the future unknown
+  const m = DATA.moves[i];
+  if (mode !== 'omni') {
+    if (i >= pos) return m[0] + ': \u2026';
+    if (DATA.agents[mode] !== m[0] && DATA.hidden[String(i)] !== undefined) {
+      return m[0] + ': ' + DATA.hidden[String(i)];
+    }
+  }
+  const note = DATA.notes && DATA.notes[i] ? ' (' + DATA.notes[i] + ')' : '';
+  return m[0] + ': ' + m[2] + note;
+}
 function fmtReward(r) { return (r > 0 ? '+' : '') + (Math.round(r * 1000) / 1000); }
 function unitStart(i) {
   const u = DATA.frames[i].unit;
@@ -147,8 +163,7 @@ function buildStatic() {
   sel.addEventListener('change', () => setMode(sel.value));
   const list = $('moves');
   DATA.moves.forEach((m, i) => {
-    const note = DATA.notes && DATA.notes[i] ? ' (' + DATA.notes[i] + ')' : '';
-    const li = el('li', '', m[0] + ': ' + m[2] + note);
+    const li = el('li', '', '');
     li.dataset.i = i;
     if (i > 0 && DATA.frames[i].unit !== DATA.frames[i - 1].unit) li.classList.add('unit-start');
     li.addEventListener('click', () => go(i + 1));
@@ -213,11 +228,7 @@ function render() {
   if (startHere > 0) {
     const prevStart = unitStart(startHere - 1);
     const last = [];
-    for (let i = prevStart; i < startHere; i++) {
-      const m = DATA.moves[i];
-      const note = DATA.notes && DATA.notes[i] ? ' (' + DATA.notes[i] + ')' : '';
-      last.push(m[0] + ' ' + m[2] + note);
-    }
+    for (let i = prevStart; i < startHere; i++) last.push(moveText(i).replace(': ', ' '));
     c.appendChild(rowEl({label: 'last ' + DATA.unit, text: last.join('; '), cards: []}));
   }
   rows.forEach((r) => c.appendChild(rowEl(r)));
@@ -228,10 +239,13 @@ function render() {
     const i = Number(li.dataset.i);
     li.className = (li.className.includes('unit-start') ? 'unit-start ' : '') +
       (i === pos - 1 ? 'last' : i < pos ? 'done' : 'future');
+    li.textContent = moveText(i);
   });
   const lastLi = document.querySelector('#moves li.last');
   if (lastLi) lastLi.scrollIntoView({block: 'nearest'});
-  $('legal').textContent = f.to_act ? f.to_act + ' may: ' + f.legal.join(' | ') : '';
+  // the legal moves reveal the hand: shown to the onlooker and to the player to act only
+  const mayShow = f.to_act && (mode === 'omni' || DATA.agents[mode] === f.to_act);
+  $('legal').textContent = mayShow ? f.to_act + ' may: ' + f.legal.join(' | ') : '';
   const out = $('outcome');
   out.hidden = pos !== N;
   if (pos === N) renderOutcome();

@@ -324,6 +324,12 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
         "seats": loaded.seats,
         "teams": display.teams,
         "moves": [[a, int(act), t] for a, act, t in moves],
+        # move index -> its text as the other seats see it, for moves that hide something
+        "hidden": {
+            str(i): masked
+            for i, (_, _, text) in enumerate(moves)
+            if (masked := display.hide_move(text)) is not None
+        },
         # per move, what it showed that its text does not say (Elgeta: the card played), or None
         "notes": move_notes,
         "result": result,

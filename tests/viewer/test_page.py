@@ -121,6 +121,20 @@ def test_kozel_trump_team_scores_and_hidden_discards(records):
     assert discards_seen > 0
 
 
+@pytest.mark.parametrize("game, word", [("kozel", "discard"), ("pig", "pass")])
+def test_moves_that_hide_cards_are_masked_for_the_other_seats(records, game, word):
+    data, record, _ = page_and_record(records[game], 0)
+    hidden = {int(i): text for i, text in data["hidden"].items()}
+    assert hidden and set(hidden) == {
+        i for i, (_, _, text) in enumerate(record.moves) if text.startswith(word + " ")
+    }
+    for i, masked in hidden.items():
+        n = len(record.moves[i][2].split()) - 1
+        assert masked == f"{word} " + " ".join(["▒"] * n)
+    for other in ("kiauliaganys", "elgeta"):
+        assert extract_data(viewer_html(records[other], 0))["hidden"] == {}
+
+
 def test_kiauliaganys_shows_the_suit_the_next_player_must_find(records):
     data, record, _ = page_and_record(records["kiauliaganys"], 0)
     kinds = set()
