@@ -8,7 +8,8 @@ A :class:`GameDisplay` says
 * the seats' hands as the omniscient onlooker sees them (default: each seat's own ``hand``);
 * the ``unit`` a frame belongs to (trick or turn), for stepping by trick;
 * ``extras``: labelled rows for the table's centre (Kozel: trump and team scores;
-  Kiauliaganys: the suit the next player must find), per seat's knowledge or omniscient;
+  Kiauliaganys: the suit the next player must find), from the views, the seat whose knowledge
+  they show (None: the onlooker's) and the record;
 * ``notes``: a short public note per seat (out, face-up cards, pile sizes, touched nose).
 """
 
@@ -71,7 +72,7 @@ class GameDisplay:
     title: str
     unit_name: str
     unit: Callable[[Any], int]
-    extras: Callable[[Sequence[Any], int | None], list[Row]]
+    extras: Callable[[Sequence[Any], int | None, GameRecord], list[Row]]
     notes: Callable[[Sequence[Any]], list[str]]
     card_fields: frozenset[str] = frozenset()
     suit_fields: frozenset[str] = frozenset()
@@ -91,7 +92,7 @@ class GameDisplay:
 
 
 # ---------------------------------------------------------------------------- Kozel
-def _kozel_extras(views: Sequence[Any], seat: int | None) -> list[Row]:
+def _kozel_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
     v = views[0] if seat is None else views[seat]
     trump = SUITS[v.trump]
     rows: list[Row] = [
@@ -128,12 +129,12 @@ def _kozel_extras(views: Sequence[Any], seat: int | None) -> list[Row]:
             "cards": [],
         }
     )
-    if any(v.series_loss) or v.game_index:
+    if record.env_kwargs.get("series"):
         rows.append(
             {
                 "label": "series",
-                "text": f"game {v.game_index + 1}; loss points team 0: {v.series_loss[0]} · "
-                f"team 1: {v.series_loss[1]}",
+                "text": f"{v.game_index} game(s) finished; loss points team 0: "
+                f"{v.series_loss[0]} · team 1: {v.series_loss[1]}",
                 "cards": [],
             }
         )
@@ -178,7 +179,7 @@ KOZEL = GameDisplay(
 
 
 # ---------------------------------------------------------------------------- Kiauliaganys
-def _kiau_extras(views: Sequence[Any], seat: int | None) -> list[Row]:
+def _kiau_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
     v = views[0]
     req = v.required_suit
     must = "any suit" if req < 0 else f"{SUIT_SYMBOLS[SUITS[req]]} ({SUITS[req]})"
@@ -240,7 +241,7 @@ KIAULIAGANYS = GameDisplay(
 
 
 # ---------------------------------------------------------------------------- Pig
-def _pig_extras(views: Sequence[Any], seat: int | None) -> list[Row]:
+def _pig_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
     v = views[0]
     rows: list[Row] = [
         {"label": "round", "text": f"{v.round_index + 1} ({v.phase})", "cards": []},
@@ -333,7 +334,7 @@ def _elgeta_note(views: Sequence[Any], seat: int) -> str | None:
     return None
 
 
-def _elgeta_extras(views: Sequence[Any], seat: int | None) -> list[Row]:
+def _elgeta_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
     v = views[0]
     rows: list[Row] = [
         {

@@ -353,8 +353,8 @@ def _frame(
     data = [serialize(v, display) for v in views]
     public, private = split_views(data)
     hands = display.hands(views, record)
-    omni = display.extras(views, None)
-    per_seat = [display.extras(views, s) for s in range(len(agents))]
+    omni = display.extras(views, None, record)
+    per_seat = [display.extras(views, s, record) for s in range(len(agents))]
     seen = [display.seen(views, s, hands) for s in range(len(agents))]
     return {
         "table": env.render() or "",
