@@ -137,11 +137,21 @@ function places(n) {
   if (n === 3) return ['bottom', 'left', 'right'];
   return ['bottom', 'left', 'top', 'right'];
 }
-function seatView(f, s) { return Object.assign({}, f.public, f.private[s]); }
+function seatView(f, s) {
+  const merged = Object.assign({}, f.public, f.private[s]);
+  const out = {};
+  DATA.fields.forEach((k) => { if (k in merged) out[k] = merged[k]; });
+  return out;
+}
+const isCards = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string' || x === null);
+const isPlay = (x) => x !== null && typeof x === 'object' && 'seat' in x && 'cards' in x;
 function showValue(v) {
   if (Array.isArray(v)) {
-    if (v.every((x) => typeof x === 'string' || x === null)) {
-      return v.map((x) => x === null ? '-' : x).join(' ') || '()';
+    if (isCards(v)) return v.map((x) => x === null ? '-' : x).join(' ') || '()';
+    if (v.length && v.every(isCards)) return v.map((x) => showValue(x)).join(' | ');
+    if (v.length && v.every(isPlay)) {
+      return v.map((x) => 'player_' + x.seat + (x.kind ? ' ' + x.kind : '') + ' ' +
+        (x.cards.length ? x.cards.join(' ') : '\u2592')).join('; ');
     }
     return JSON.stringify(v);
   }
@@ -274,11 +284,12 @@ function renderView(f) {
   };
   if (mode === 'omni') {
     $('view-title').textContent = 'Omniscient: the union of every seat\'s view';
-    for (const [k, v] of Object.entries(f.public)) add(k, showValue(v));
+    DATA.fields.forEach((k) => { if (k in f.public) add(k, showValue(f.public[k])); });
     for (let s = 0; s < SEATS; s++) {
-      for (const [k, v] of Object.entries(f.private[s])) {
-        if (k !== 'seat') add(DATA.agents[s] + '.' + k, showValue(v));
-      }
+      DATA.fields.forEach((k) => {
+        if (k === 'seat' || !(k in f.private[s])) return;
+        add(DATA.agents[s] + '.' + k, showValue(f.private[s][k]));
+      });
     }
   } else {
     $('view-title').textContent = DATA.agents[mode] + '\'s view (what the agent got)';

@@ -321,6 +321,8 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
         "env_kwargs": plain(record.env_kwargs),
         "seed": record.seed,
         "agents": agents,
+        # the view's fields in the dataclass order (the page lists them so)
+        "fields": [f.name for f in dataclasses.fields(env.unwrapped.view(agents[0]))],
         "seats": loaded.seats,
         "teams": display.teams,
         "moves": [[a, int(act), t] for a, act, t in moves],
