@@ -109,12 +109,20 @@ class Page:
         return self.css("#status")[0].get_attribute("data-mode")
 
     def hand(self, seat: int) -> list[str | None]:
-        """The seat's cards as shown: symbols, None for a card face down."""
-        cards = self.css(f'.seat[data-seat="{seat}"] .hand .card')
-        return [
-            None if "back" in c.get_attribute("class") else c.get_attribute("textContent")
-            for c in cards
-        ]
+        """The seat's cards as rendered: symbols, None for a card face down (one DOM read)."""
+        return self.driver.execute_script(
+            "return Array.from(document.querySelectorAll("
+            "'.seat[data-seat=\"' + arguments[0] + '\"] .hand .card'))"
+            ".map((c) => c.classList.contains('back') ? null : c.textContent);",
+            seat,
+        )
+
+    def texts(self, selector: str) -> list[str]:
+        """``textContent`` of every element matching ``selector`` (one DOM read)."""
+        return self.driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map((e) => e.textContent);",
+            selector,
+        )
 
     def acting_seats(self) -> list[int]:
         return [int(e.get_attribute("data-seat")) for e in self.css(".seat.to-act")]
@@ -159,7 +167,7 @@ def check_seat_view(page: Page, ref: list[dict[str, Any]], seat: int) -> None:
     assert row == (" ".join(hands[seat]) or "()")
     assert page.css(".seat.me")[0].get_attribute("data-seat") == str(seat)
     # the move list as he knew it: others' hidden moves masked, nothing of the future
-    texts = [li.get_attribute("textContent") for li in page.css("#moves li")]
+    texts = page.texts("#moves li")
     record_moves = page.record.moves
     for i, (agent, _, text) in enumerate(record_moves):
         if i >= page.pos:
