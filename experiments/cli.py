@@ -3,6 +3,7 @@
 kiaule demo kozel              a rendered game between random agents
 kiaule bench                   environment speed benchmark (steps/s vs texas_holdem_v4)
 kiaule soak kozel --games N    long random-play invariant check
+kiaule view runs/t1 --out g.html  replay a recorded game in the browser
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("experiments.play", "play a game in the terminal against agents"),
     "train": ("experiments.train", "train a MaskablePPO agent (self-play, team play)"),
     "tournament": ("experiments.tournament", "duplicate-deal tournament between agents"),
+    "view": ("experiments.viewer", "write an HTML page that replays a recorded game"),
     "benchmark": ("experiments.benchmark", "standard benchmark suite, Markdown report"),
     "elgeta-lengths": ("experiments.elgeta_lengths", "study: Elgeta game lengths (random deals)"),
 }

@@ -240,7 +240,8 @@ def leaderboard_text(summary: dict[str, Any]) -> str:
 
 
 def write_outputs(outcome: RunOutcome, summary: dict[str, Any], out: Path, plots: bool) -> None:
-    """``summary.json``, ``run.json``, CSV files and (optionally) PNG plots into ``out``."""
+    """``summary.json``, ``run.json``, CSV files, (optionally) PNG plots and the replay pages of
+    a few sample games (``samples/``, linked from ``leaderboard.txt``) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=False) + "\n")
     run = {
@@ -254,7 +255,12 @@ def write_outputs(outcome: RunOutcome, summary: dict[str, Any], out: Path, plots
     _write_games_csv(outcome, out / "games.csv")
     _write_agents_csv(summary, out / "agents.csv")
     _write_h2h_csv(summary, out / "head_to_head.csv")
-    (out / "leaderboard.txt").write_text(leaderboard_text(summary) + "\n")
+    from experiments.viewer.samples import samples_text, write_samples
+
+    links = samples_text(write_samples(out), out)  # replay pages of a few sample games
+    (out / "leaderboard.txt").write_text(
+        leaderboard_text(summary) + (f"\n\n{links}" if links else "") + "\n"
+    )
     if plots:
         from experiments.tournament.plots import write_plots
 

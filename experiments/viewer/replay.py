@@ -1,0 +1,378 @@
+"""Replay a game record into the frames the viewer page shows, through the public env API only.
+
+A record (:class:`kiaule_env.core.records.GameRecord`) is replayed on a fresh ``raw_env`` of its
+env id, move by move. Before every move and after the last one the replay takes a *frame*:
+
+* ``table``: ``render()`` in ``"ansi"`` mode, the table as a person standing above it sees it;
+* every seat's ``env.unwrapped.view(agent)``, serialised generically (:func:`serialize`: the
+  dataclass fields, cards as symbols), split into ``public`` (the fields every seat's view holds
+  alike) and ``private`` (per seat, the fields that differ, such as the hand). A seat's view is
+  ``{**public, **private[seat]}``, exactly the data the agent got; the omniscient view is the
+  union of all of them;
+* ``hands``: every seat's hand as the omniscient onlooker sees it, ``to_act``, its ``legal``
+  move texts, the cumulative ``rewards`` per seat, the ``unit`` (trick or turn number) for
+  stepping by trick, and small per-game display ``extras`` (:mod:`experiments.viewer.games`).
+
+The engine state is never read: everything comes from ``view``, ``legal_moves``, ``render``,
+``rewards`` and ``infos``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kiaule_env import ENV_MODULES
+from kiaule_env.cards import CARD_SYMBOLS, RANKS, SUIT_SYMBOLS, SUITS
+from kiaule_env.core.records import GameRecord, normalise
+
+#: the name of a tournament's records file inside its results folder
+GAMES_FILE = "games.jsonl"
+
+
+@dataclasses.dataclass
+class LoadedGame:
+    """One record from a records file, with what the file says about it besides the record."""
+
+    record: GameRecord
+    source: str
+    index: int
+    count: int
+    #: agent name per seat (from a tournament line), or None
+    seats: list[str] | None = None
+    #: the tournament key ``[deal, lineup, rotation]``, or None
+    key: list[int] | None = None
+
+
+# ---------------------------------------------------------------------------- loading
+def _record_from(data: Any) -> GameRecord | None:
+    """The record in one JSON value: a tournament line (``{"record": …}``) or a bare record."""
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("record"), dict):
+        data = data["record"]
+    try:
+        return GameRecord.from_json(json.dumps(data))
+    except (ValueError, TypeError):
+        return None
+
+
+def records_path(path: str | Path) -> Path:
+    """``path``, or the ``games.jsonl`` inside it when it is a tournament results folder."""
+    path = Path(path)
+    if path.is_dir():
+        inner = path / GAMES_FILE
+        if not inner.is_file():
+            raise ValueError(
+                f"{path} is a folder without {GAMES_FILE}; give a tournament results folder, "
+                "a games.jsonl file or a saved game record"
+            )
+        return inner
+    return path
+
+
+def read_records(path: str | Path) -> list[tuple[GameRecord, dict[str, Any]]]:
+    """Every game record in ``path`` with its tournament line (``{}`` for a bare record).
+
+    ``path`` may be a tournament results folder (its ``games.jsonl`` is read), a JSON-lines file
+    of tournament lines or bare records, or one record saved by :meth:`GameRecord.save`.
+    Raises ``ValueError`` naming the file when it is missing or holds no records.
+    """
+    path = records_path(path)
+    if not path.is_file():
+        raise ValueError(f"{path} does not exist; give a games.jsonl file or a saved game record")
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} cannot be read as text: {exc}") from None
+    found: list[tuple[GameRecord, dict[str, Any]]] = []
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if whole is not None:
+        record = _record_from(whole)
+        if record is not None:
+            found.append((record, whole if "record" in whole else {}))
+    else:
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            record = _record_from(data)
+            if record is not None:
+                found.append((record, data if "record" in data else {}))
+    if not found:
+        raise ValueError(
+            f"{path} holds no game records; expected a tournament's {GAMES_FILE} (lines with "
+            "a 'record') or a record saved by GameRecord.save (env_id, env_kwargs, seed, "
+            "options, moves)"
+        )
+    return found
+
+
+def load_game(path: str | Path, index: int = 0) -> LoadedGame:
+    """Game number ``index`` (0-based, in file order) of the records in ``path``.
+
+    Raises ``ValueError`` naming the file for a file without records, an index out of range or
+    a record of an env id that is not one of this suite's.
+    """
+    path = records_path(path)
+    records = read_records(path)
+    count = len(records)
+    if not 0 <= index < count:
+        allowed = "0" if count == 1 else f"0–{count - 1}"
+        raise ValueError(
+            f"game index {index} is out of range: {path} holds {count} game record"
+            f"{'s' if count != 1 else ''} (allowed: {allowed})"
+        )
+    record, line = records[index]
+    check_env_id(record.env_id, path)
+    return LoadedGame(
+        record=record,
+        source=str(path),
+        index=index,
+        count=count,
+        seats=list(line["seats"]) if isinstance(line.get("seats"), list) else None,
+        key=list(line["key"]) if isinstance(line.get("key"), list) else None,
+    )
+
+
+def check_env_id(env_id: Any, source: str | Path = "the record") -> str:
+    """``env_id`` if it is one of the suite's env ids, else ``ValueError`` naming them."""
+    if env_id not in ENV_MODULES:
+        raise ValueError(
+            f"{source}: unknown env id {env_id!r} in the game record; known env ids: "
+            + ", ".join(ENV_MODULES)
+        )
+    return env_id
+
+
+def make_raw_env(env_id: str, env_kwargs: dict[str, Any]) -> Any:
+    """``<game>_v0.raw_env(**env_kwargs, render_mode="ansi")`` for a suite env id."""
+    module = importlib.import_module(ENV_MODULES[check_env_id(env_id)])
+    kwargs = {**env_kwargs, "render_mode": "ansi"}
+    return module.raw_env(**kwargs)
+
+
+# ---------------------------------------------------------------------------- serialising
+def card_symbol(card: int) -> str | None:
+    """The symbol of a card id (``10♥``), None for -1 (no card)."""
+    return None if card < 0 else CARD_SYMBOLS[card]
+
+
+def suit_symbol(suit: int) -> str:
+    """The symbol of a suit index, ``any`` for -1."""
+    return "any" if suit < 0 else SUIT_SYMBOLS[SUITS[suit]]
+
+
+def _cards(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return card_symbol(value)
+    if isinstance(value, (list, tuple)):
+        return [_cards(v) for v in value]
+    return plain(value)
+
+
+def plain(value: Any) -> Any:
+    """A JSON-able copy of ``value``: dataclasses as dicts of their fields, tuples as lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def serialize(view: Any, display: Any) -> dict[str, Any]:
+    """A view dataclass as a JSON-able dict, every field by name.
+
+    Fields the game's display lists as card fields become card symbols (nested as they are),
+    suit fields suit symbols, rank fields rank texts, and play fields (a trick: items whose first
+    element is the seat and last the card or cards) ``{"seat", "kind", "cards"}`` dicts.
+    """
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(view):
+        value = getattr(view, f.name)
+        name = f.name
+        if name in display.card_fields:
+            out[name] = _cards(value)
+        elif name in display.suit_fields:
+            out[name] = suit_symbol(int(value))
+        elif name in display.rank_fields:
+            out[name] = [RANKS[int(r)] for r in value]
+        elif name in display.play_fields:
+            out[name] = [_play(item, display) for item in value]
+        else:
+            out[name] = plain(value)
+    return out
+
+
+def _play(item: Sequence[Any], display: Any) -> dict[str, Any]:
+    cards = item[-1]
+    cards = [cards] if isinstance(cards, int) else list(cards)
+    kind = None
+    if len(item) > 2:
+        kind = item[1]
+        if display.play_kinds is not None and isinstance(kind, int):
+            kind = display.play_kinds[kind]
+    return {"seat": int(item[0]), "kind": kind, "cards": [card_symbol(c) for c in cards]}
+
+
+def split_views(views: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(public, private)``: the fields equal in every view, and per view the others."""
+    public: dict[str, Any] = {}
+    private: list[dict[str, Any]] = [{} for _ in views]
+    for name in views[0]:
+        values = [v[name] for v in views]
+        if name != "seat" and all(v == values[0] for v in values[1:]):
+            public[name] = values[0]
+        else:
+            for i, v in enumerate(values):
+                private[i][name] = v
+    return public, private
+
+
+# ---------------------------------------------------------------------------- replaying
+def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
+    """Replay a record and return the viewer's data: the game, its moves and one frame per move.
+
+    ``frames[i]`` is the table before move ``i``; the last frame is the end. Raises
+    ``ValueError`` (naming the source) when the record does not replay: an unknown env id, bad
+    constructor keywords or options, or a move whose text differs from the env's.
+    """
+    from experiments.viewer.games import display_for
+
+    loaded = game if isinstance(game, LoadedGame) else LoadedGame(game, "the record", 0, 1)
+    record = loaded.record
+    source = loaded.source
+    display = display_for(check_env_id(record.env_id, source))
+    try:
+        env = make_raw_env(record.env_id, record.env_kwargs)
+        env.reset(seed=record.seed, options=record.options or None)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{source}: game {loaded.index} cannot be set up: {exc}") from None
+    agents = list(env.possible_agents)
+    totals = dict.fromkeys(agents, 0.0)
+    frames: list[dict[str, Any]] = []
+    moves = list(record.moves)
+    move_notes: list[str | None] = []
+    index = 0
+    result: dict[str, Any] | None = None
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            if result is None and "result" in info:
+                result = normalise(info["result"])
+            env.step(None)
+            continue
+        if index >= len(moves):
+            raise ValueError(
+                f"{source}: game {loaded.index} does not replay: the env wants a move of "
+                f"{agent} after the record's {len(moves)} moves"
+            )
+        rec_agent, action, text = moves[index]
+        legal = env.unwrapped.legal_moves(agent)
+        if rec_agent != agent or legal.get(action) != text:
+            raise ValueError(
+                f"{source}: game {loaded.index} does not replay at move {index}: recorded "
+                f"{rec_agent} {action} {text!r}, the env has {agent} to act with "
+                f"{legal.get(action)!r}"
+            )
+        frames.append(_frame(env, agents, display, record, totals, agent, legal))
+        env.step(action)
+        move_notes.append(
+            display.move_note([env.unwrapped.view(a) for a in agents], agents.index(agent))
+        )
+        for a, r in env.rewards.items():
+            totals[a] += float(r)
+        index += 1
+    if index != len(moves):
+        raise ValueError(
+            f"{source}: game {loaded.index} does not replay: the episode ended after {index} "
+            f"of the record's {len(moves)} moves"
+        )
+    frames.append(_frame(env, agents, display, record, totals, None, {}))
+    if result is None:
+        result = record.result
+    return {
+        "env_id": record.env_id,
+        "game": display.name,
+        "title": display.title,
+        "unit": display.unit_name,
+        "source": source,
+        "index": loaded.index,
+        "count": loaded.count,
+        "key": loaded.key,
+        "env_kwargs": plain(record.env_kwargs),
+        "seed": record.seed,
+        "agents": agents,
+        # the view's fields in the dataclass order (the page lists them so)
+        "fields": [f.name for f in dataclasses.fields(env.unwrapped.view(agents[0]))],
+        "seats": loaded.seats,
+        "teams": display.teams,
+        "moves": [[a, int(act), t] for a, act, t in moves],
+        # move index -> its text as the other seats see it, for moves that hide something
+        "hidden": {
+            str(i): masked
+            for i, (_, _, text) in enumerate(moves)
+            if (masked := display.hide_move(text)) is not None
+        },
+        # per move, what it showed that its text does not say (Elgeta: the card played), or None
+        "notes": move_notes,
+        "result": result,
+        "recorded_result": record.result,
+        "rewards": [totals[a] for a in agents],
+        "frames": frames,
+    }
+
+
+def _frame(
+    env: Any,
+    agents: list[str],
+    display: Any,
+    record: GameRecord,
+    totals: dict[str, float],
+    to_act: str | None,
+    legal: dict[int, str],
+) -> dict[str, Any]:
+    raw = env.unwrapped
+    views = [raw.view(a) for a in agents]
+    data = [serialize(v, display) for v in views]
+    public, private = split_views(data)
+    hands = display.hands(views, record)
+    omni = display.extras(views, None, record)
+    per_seat = [display.extras(views, s, record) for s in range(len(agents))]
+    seen = [display.seen(views, s, hands) for s in range(len(agents))]
+    return {
+        "table": env.render() or "",
+        "public": public,
+        "private": private,
+        "hands": [[card_symbol(c) for c in hand] for hand in hands],
+        "to_act": to_act,
+        "legal": sorted(legal.values()),
+        "unit": display.unit(views[0]),
+        "rewards": [totals[a] for a in agents],
+        # per seat: that seat's picture of every hand (None: a card face down to him)
+        "seen": seen if any(row != seen[0] for row in seen) else [seen[0]],
+        "extras": {
+            "omni": omni,
+            # None where a seat knows just what the onlooker sees
+            "seats": [None if rows == omni else rows for rows in per_seat],
+        },
+        "notes": display.notes(views),
+    }

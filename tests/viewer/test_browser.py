@@ -1,0 +1,301 @@
+"""The viewer page in a real browser: Debian's chromium, headless, driven by Selenium.
+
+Each test loads a generated page, steps through the game with key presses, checks the rendered
+table against an independent replay of the record at several points (hands in the omniscient
+and in one seat's view, the last move, the table text, the per-game extras, the outcome) and
+keeps screenshots under the test's tmp dir (``screenshots/``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from experiments.viewer import write_viewer
+from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
+from kiaule_env.core.records import GameRecord
+from tests.viewer.support import lines, steps
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="needs Debian's chromium and chromium-driver on PATH "
+    "(apt-get install chromium chromium-driver; .ci/run installs them)",
+)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless chromium (fresh profile) driven through the apt chromedriver."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="kiaule-viewer-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--window-size=1300,1000",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------- helpers
+def reference(record: GameRecord) -> list[dict[str, Any]]:
+    """Per frame, from the env: every hand (Elgeta: none), who acts, the table text, the view."""
+    out = []
+    for _, env in steps(record):
+        raw = env.unwrapped
+        views = [raw.view(a) for a in raw.possible_agents]
+        out.append(
+            {
+                "hands": [[CARD_SYMBOLS[c] for c in v.hand] for v in views],
+                "to_act": raw.agent_selection if raw.legal_moves(raw.agent_selection) else None,
+                "table": env.render(),
+                "view": views[0],
+            }
+        )
+    return out
+
+
+class Page:
+    """The loaded viewer page: key presses and what it shows."""
+
+    def __init__(self, driver: Any, path: Path, shots: Path, record: GameRecord):
+        from selenium.webdriver.common.by import By
+
+        self.driver, self.by, self.shots, self.record = driver, By, shots, record
+        driver.get(path.resolve().as_uri())
+        self.body = driver.find_element(By.TAG_NAME, "body")
+
+    def press(self, key: str, times: int = 1) -> None:
+        from selenium.webdriver.common.keys import Keys
+
+        self.body.send_keys(*([getattr(Keys, key, key)] * times))
+
+    def css(self, selector: str) -> list[Any]:
+        return self.driver.find_elements(self.by.CSS_SELECTOR, selector)
+
+    def text(self, selector: str) -> str:
+        return self.css(selector)[0].get_attribute("textContent")
+
+    @property
+    def pos(self) -> int:
+        return int(self.css("#status")[0].get_attribute("data-pos"))
+
+    @property
+    def mode(self) -> str:
+        return self.css("#status")[0].get_attribute("data-mode")
+
+    def hand(self, seat: int) -> list[str | None]:
+        """The seat's cards as rendered: symbols, None for a card face down (one DOM read)."""
+        return self.driver.execute_script(
+            "return Array.from(document.querySelectorAll("
+            "'.seat[data-seat=\"' + arguments[0] + '\"] .hand .card'))"
+            ".map((c) => c.classList.contains('back') ? null : c.textContent);",
+            seat,
+        )
+
+    def texts(self, selector: str) -> list[str]:
+        """``textContent`` of every element matching ``selector`` (one DOM read)."""
+        return self.driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map((e) => e.textContent);",
+            selector,
+        )
+
+    def acting_seats(self) -> list[int]:
+        return [int(e.get_attribute("data-seat")) for e in self.css(".seat.to-act")]
+
+    def row(self, label: str) -> str:
+        return self.text(f'#center .row[data-label="{label}"] .text')
+
+    def shot(self, name: str) -> Path:
+        self.shots.mkdir(parents=True, exist_ok=True)
+        path = self.shots / f"{name}.png"
+        assert self.driver.save_screenshot(str(path)), f"no screenshot {path}"
+        assert path.stat().st_size > 10_000
+        return path
+
+
+def check_frame(page: Page, record: GameRecord, ref: list[dict[str, Any]], k: int) -> None:
+    """The page shows frame ``k`` (omniscient): every hand, who acts, the last move, the table."""
+    assert page.pos == k
+    assert page.mode == "omni"
+    frame = ref[k]
+    for seat, hand in enumerate(frame["hands"]):
+        assert page.hand(seat) == hand, f"frame {k}: hand of player_{seat}"
+    want = [] if frame["to_act"] is None else [int(frame["to_act"].split("_")[1])]
+    assert page.acting_seats() == want
+    assert page.text("#table-text") == frame["table"]
+    if k:
+        agent, _, text = record.moves[k - 1]
+        assert page.text("#moves li.last") == f"{agent}: {text}"
+    else:
+        assert page.css("#moves li.last") == []
+
+
+def check_seat_view(page: Page, ref: list[dict[str, Any]], seat: int) -> None:
+    """In ``seat``'s view his own hand is face up, every other hand face down, card for card."""
+    page.press(str(seat))
+    assert page.mode == str(seat)
+    hands = ref[page.pos]["hands"]
+    for s, hand in enumerate(hands):
+        assert page.hand(s) == (hand if s == seat else [None] * len(hand)), f"player_{s}"
+    assert page.text("#view-title").startswith(f"player_{seat}'s view")
+    row = page.css('#view-fields tr[data-field="hand"] td')[1].get_attribute("textContent")
+    assert row == (" ".join(hands[seat]) or "()")
+    assert page.css(".seat.me")[0].get_attribute("data-seat") == str(seat)
+    # the move list as he knew it: others' hidden moves masked, nothing of the future
+    texts = page.texts("#moves li")
+    record_moves = page.record.moves
+    for i, (agent, _, text) in enumerate(record_moves):
+        if i >= page.pos:
+            assert texts[i] == f"{agent}: …"
+        elif agent != f"player_{seat}" and text.startswith(("discard ", "pass ")):
+            assert texts[i] == f"{agent}: {text.split()[0]} " + " ".join(
+                "▒" for _ in text.split()[1:]
+            )
+        else:
+            assert texts[i].startswith(f"{agent}: {text}")
+    legal = page.text("#legal")
+    acting = ref[page.pos]["to_act"]
+    assert (legal != "") == (acting == f"player_{seat}")
+
+
+def unit_bounds(units: list[Any], k: int) -> tuple[int, int]:
+    """(first frame of the unit of frame k, first frame of the next unit or the end)."""
+    start = k
+    while start > 0 and units[start - 1] == units[k]:
+        start -= 1
+    end = k
+    while end < len(units) - 1 and units[end] == units[k]:
+        end += 1
+    return start, end
+
+
+def check_outcome(page: Page, record: GameRecord, line: dict[str, Any]) -> None:
+    page.press("END")
+    assert page.pos == len(record.moves)
+    assert page.css("#outcome")[0].is_displayed()
+    for key, value in record.result.items():
+        shown = page.text(f'#outcome .result-field[data-field="{key}"]')
+        if isinstance(value, list) and all(isinstance(x, str) for x in value):
+            want = " ".join(value) or "()"
+        elif isinstance(value, (list, dict)):
+            want = json.dumps(value, separators=(",", ":"))
+        elif value is None:
+            want = "null"
+        else:
+            want = json.dumps(value) if isinstance(value, bool) else str(value)
+        assert shown == f"{key}: {want}"
+    rewards = page.text("#outcome .rewards")
+    for seat, (name, r) in enumerate(zip(line["seats"], line["rewards"], strict=True)):
+        assert f"player_{seat} ({name}) {'+' if r > 0 else ''}{round(r, 3):g}" in rewards
+    page.press("LEFT")
+    assert not page.css("#outcome")[0].is_displayed()
+    page.press("RIGHT")
+
+
+# ---------------------------------------------------------------------------- tests
+def test_kozel_in_the_browser(browser, records, tmp_path):
+    line = lines(records["kozel"])[1]
+    record = GameRecord(**line["record"])
+    page_file = write_viewer(records["kozel"], tmp_path / "kozel.html", game=1)
+    ref = reference(record)
+    units = [sum(r["view"].tricks) for r in ref]
+    page = Page(browser, page_file, tmp_path / "screenshots", record)
+    check_frame(page, record, ref, 0)
+    assert page.row("trump") == f"{SUIT_SYMBOLS[record.result['trump']]} ({record.result['trump']})"
+
+    page.press("RIGHT", 6)
+    check_frame(page, record, ref, 6)
+    page.shot("kozel-omniscient")
+    start, end = unit_bounds(units, 6)
+    page.press("DOWN")  # the next trick
+    check_frame(page, record, ref, end)
+    page.press("UP")  # back to the start of the trick that frame 6 was in
+    check_frame(page, record, ref, start)
+    assert 0 < start < 6
+    page.press("RIGHT", 6 - start)
+    check_frame(page, record, ref, 6)
+    page.press("LEFT", 2)
+    check_frame(page, record, ref, 4)
+
+    # a trick with a face-down discard by someone other than the viewer
+    k = next(
+        i for i, r in enumerate(ref) if any(kind == 2 and s != 1 for s, kind, _ in r["view"].trick)
+    )
+    page.press("HOME")
+    page.press("RIGHT", k)
+    check_frame(page, record, ref, k)
+    check_seat_view(page, ref, 1)
+    trick = ref[k]["view"].trick
+    for s, kind, _ in trick:
+        cards = page.css(f'#center .row[data-label^="player_{s} "] .card')
+        backs = ["back" in c.get_attribute("class") for c in cards]
+        assert all(backs) if kind == 2 and s != 1 else not any(backs)
+    page.shot("kozel-seat-1")
+    points = page.row("team points")
+    assert points.endswith("(known to this player)")
+    page.press("o")
+    assert page.mode == "omni" and not page.row("team points").endswith("player)")
+
+    check_outcome(page, record, line)
+    tp = record.result["team_points"]
+    assert page.row("team points") == f"team 0: {tp[0]} · team 1: {tp[1]}"
+    page.shot("kozel-outcome")
+
+
+def test_kiauliaganys_in_the_browser(browser, records, tmp_path):
+    line = lines(records["kiauliaganys"])[2]
+    record = GameRecord(**line["record"])
+    page_file = write_viewer(records["kiauliaganys"], tmp_path / "kiauliaganys.html", game=2)
+    ref = reference(record)
+    units = [r["view"].turns for r in ref]
+    page = Page(browser, page_file, tmp_path / "screenshots", record)
+
+    def must_find(k: int) -> str:
+        req = ref[k]["view"].required_suit
+        return "any suit" if req < 0 else f"{SUIT_SYMBOLS[SUITS[req]]} ({SUITS[req]})"
+
+    check_frame(page, record, ref, 0)
+    assert page.row("must find").startswith(must_find(0) + ",")
+    k = 0
+    for _ in range(4):  # four turns ahead by ↓, checking each
+        _, end = unit_bounds(units, k)
+        page.press("DOWN")
+        k = end
+        check_frame(page, record, ref, k)
+        assert page.row("must find").startswith(must_find(k) + ",")
+        assert page.row("turn").startswith(f"{ref[k]['view'].turns + 1} (")
+    page.press("RIGHT", 3)
+    check_frame(page, record, ref, k + 3)
+    assert page.row("must find").startswith(must_find(k + 3) + ",")
+    page.shot("kiauliaganys-omniscient")
+    check_seat_view(page, ref, 2)
+    page.shot("kiauliaganys-seat-2")
+    page.press("o")
+    check_outcome(page, record, line)
+    page.shot("kiauliaganys-outcome")
+    print(f"screenshots in {tmp_path / 'screenshots'}")
