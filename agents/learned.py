@@ -19,6 +19,8 @@ By default the agent plays its most probable legal move (``deterministic=True``)
 from __future__ import annotations
 
 import os
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +65,7 @@ class LearnedAgent(PolicyAgent):
     def check_env(self, env: Any) -> None:
         """Refuse an env (AEC, raw or parallel) of another game, player count or encoding."""
         raw = getattr(env, "unwrapped", env)
-        module = type(raw).__module__.split(".")
-        game = module[1] if len(module) > 1 and module[0] == "kiaule_env" else None
+        game = game_of_env(raw)
         first = raw.possible_agents[0]
         check_compatible(
             self.meta,
@@ -74,6 +75,19 @@ class LearnedAgent(PolicyAgent):
             num_actions=int(raw.action_space(first).n),
             where=self._describe,
         )
+
+
+def game_of_env(raw: Any) -> str | None:
+    """The suite game an (unwrapped) env belongs to, from its class's module, else ``None``.
+
+    Both ``kiaule_env.pig.env`` (the engine's env) and ``kiaule_env.pig_v0`` (the PettingZoo
+    module's own classes, e.g. Pig's AEC env) name ``pig``.
+    """
+    parts = type(raw).__module__.split(".")
+    if len(parts) < 2 or parts[0] != "kiaule_env":
+        return None
+    name = re.sub(r"_v\d+$", "", parts[1])
+    return name if name in GAMES else None
 
 
 def zoo_path(game: str, num_players: int | None = None) -> Path:
@@ -106,7 +120,12 @@ def load_learned(
     path = Path(path)
     meta = read_metadata(path)
     check_compatible(meta, game=game, num_players=num_players, where=str(path))
-    policy = NumpyPolicy.from_state_dict(load_policy_arrays(path), meta.get("activation", "tanh"))
+    try:
+        policy = NumpyPolicy.from_state_dict(
+            load_policy_arrays(path), meta.get("activation", "tanh")
+        )
+    except KeyError as exc:
+        raise ValueError(f"{path}: its policy.pth lacks the actor's {exc} entry") from None
     if policy.obs_size != meta.get("obs_size") or policy.num_actions != meta.get("num_actions"):
         raise ValueError(f"{path}: the network's shape does not match its kiaule.json")
     return LearnedAgent(
@@ -161,13 +180,35 @@ def register_model(path: str | Path, name: str | None = None, deterministic: boo
     return name
 
 
+def _unavailable(name: str, why: str):
+    """A factory for a ``KIAULE_MODELS`` entry that cannot be loaded: it raises ``why``."""
+
+    def make(seed: int | None = 0, **kwargs: Any) -> LearnedAgent:
+        raise ValueError(why)
+
+    register(name, make)
+    return name
+
+
 def register_from_environment(value: str | None = None) -> list[str]:
-    """Register the model files listed in ``KIAULE_MODELS`` (see the module docstring)."""
+    """Register the model files listed in ``KIAULE_MODELS`` (see the module docstring).
+
+    A bad entry never breaks the registry (nor tournaments that do not use it): a named entry
+    (``name=path``) is registered as an agent whose creation raises ``ValueError`` saying what
+    is wrong with the file; a bare path whose game cannot be read is left out with a warning.
+    """
     value = os.environ.get("KIAULE_MODELS", "") if value is None else value
     names = []
     for entry in filter(None, (e.strip() for e in value.split(os.pathsep))):
         name, sep, path = entry.partition("=")
-        names.append(register_model(path, name) if sep else register_model(entry))
+        try:
+            names.append(register_model(path, name) if sep else register_model(entry))
+        except (ValueError, OSError) as exc:
+            why = f"KIAULE_MODELS entry {entry!r}: {exc}"
+            if sep and name.count("/") == 1:
+                names.append(_unavailable(name, why))
+            else:
+                warnings.warn(f"{why}; the entry is not registered", stacklevel=2)
     return names
 
 
