@@ -12,12 +12,12 @@ holds on a noisy shared machine.
 
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from experiments.cli_args import Parser, choice_of, positive_float
 from experiments.games import GAMES, random_aec_game
 
 
@@ -112,9 +112,15 @@ def format_table(results: list[BenchResult]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=None, help=f"subset of {', '.join(GAMES)}")
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per env")
+    parser = Parser(prog="kiaule bench", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "games",
+        nargs="*",
+        type=choice_of(list(GAMES), "game"),
+        default=None,
+        help=f"subset of {', '.join(GAMES)}",
+    )
+    parser.add_argument("--seconds", type=positive_float, default=5.0, help="time per env")
     args = parser.parse_args(argv)
     games = args.games or [g for g in GAMES if _available(g)]
     print(format_table(run(games, args.seconds)))

@@ -5,18 +5,18 @@
 The human sees the table from his seat (the env's ``render_view(agent)`` where the game has it,
 else the table from above plus his own hand), the numbered legal moves with their texts, and
 answers with a move text (case-insensitive, cards in any order) or its number. Bad input is
-answered with a clear message and asked again; end of input quits cleanly. Opponents are agents
-by registry name: one name for every other seat, or one per other seat in seat order.
+answered with a clear message and asked again; end of input or Ctrl-C quits cleanly. Opponents are
+agents by registry name: one name for every other seat, or one per other seat in seat order.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import agents as agent_registry
 from agents.base import Decision, decision_from_env
+from experiments.cli_args import Parser, fail, non_negative_int, parse_key_values
 from experiments.games import GAMES, get_game
 
 
@@ -80,7 +80,7 @@ class HumanAgent:
         while True:
             try:
                 answer = self.ask(f"{decision.agent}> ")
-            except EOFError:
+            except (EOFError, KeyboardInterrupt):  # end of input or Ctrl-C: quit cleanly
                 raise QuitGame from None
             if answer.strip().lower() in ("quit", "exit", "q"):
                 raise QuitGame
@@ -192,29 +192,17 @@ def _announcer(env: Any, human_seat: int, say: Callable[[str], None]):
     return announce
 
 
-def _parse_value(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered == "none":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kiaule play", description=__doc__.splitlines()[0])
+    parser = Parser(prog="kiaule play", description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=list(GAMES))
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0 acts first)")
+    parser.add_argument("--seat", type=non_negative_int, default=0, help="your seat (0 acts first)")
     parser.add_argument(
         "--opponents",
         nargs="+",
         default=None,
         help="agent name(s) for the other seats (default <game>/heuristic)",
     )
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=non_negative_int, default=None)
     parser.add_argument(
         "--set",
         nargs="*",
@@ -223,17 +211,15 @@ def main(argv: list[str] | None = None) -> int:
         help="env options, e.g. num_players=3 deck=54 series=true",
     )
     args = parser.parse_args(argv)
-    kwargs = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            parser.error(f"--set expects KEY=VALUE, got {item!r}")
-        kwargs[key] = _parse_value(value)
+    try:
+        kwargs = parse_key_values(args.set, "--set")
+    except ValueError as exc:
+        parser.error(str(exc))
     opponents = args.opponents or [f"{args.game}/heuristic"]
     try:
         play(args.game, args.seat, opponents, args.seed, kwargs)
-    except ValueError as exc:  # bad env option
-        raise SystemExit(f"kiaule play: {exc}") from None
+    except (ValueError, TypeError) as exc:  # bad env option or agent
+        fail("kiaule play", str(exc))
     return 0
 
 
