@@ -53,7 +53,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
                 )
             raw = zf.read(META_ENTRY)
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
-        raise ValueError(f"{path} is not a readable model zip file: {exc}") from None
+        raise ValueError(f"{path} is not a model zip file, or it is damaged: {exc}") from None
     try:
         meta = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -122,7 +122,7 @@ def load_policy_arrays(path: str | Path) -> dict[str, Any]:
     except KeyError:
         raise ValueError(f"{path} has no policy.pth: it is not a saved MaskablePPO model") from None
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
-        raise ValueError(f"{path} is not a readable model zip file: {exc}") from None
+        raise ValueError(f"{path} is not a model zip file, or it is damaged: {exc}") from None
     try:
         state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as exc:

@@ -126,7 +126,7 @@ def test_bad_kiaule_models_entries_do_not_break_the_registry(tmp_path):
         with pytest.raises(ValueError, match=r"KIAULE_MODELS entry .*no model file"):
             agents.make("kozel/ppo-gone")
     (tmp_path / "junk.zip").write_text("junk")
-    with pytest.warns(UserWarning, match="not a readable model zip"):
+    with pytest.warns(UserWarning, match="not a model zip"):
         assert learned.register_from_environment(str(tmp_path / "junk.zip")) == []
     assert "kozel/heuristic" in registry.list_agents("kozel")
 
