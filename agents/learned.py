@@ -7,7 +7,10 @@
 
 ``KIAULE_MODELS`` (entries separated by the OS path separator, ``:`` on Linux; each ``name=path``
 or just ``path``, named ``<game>/ppo-<file stem>``) registers model files for command lines
-(``kiaule tournament``, ``kiaule play``) that take agent names only.
+(``kiaule tournament``, ``kiaule play``) that take agent names only. A bad entry breaks nothing
+else: a named one is registered as an agent whose creation raises ``ValueError`` saying what is
+wrong with its file (tournaments that do not ask for it leave it out), a bare bad path is left
+out with a warning.
 
 A model file carries its game, player count and observation size (:mod:`agents.training.model_io`);
 loading it for another game or player count, or playing it on a decision of another shape,

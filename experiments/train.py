@@ -2,7 +2,7 @@
 
     kiaule train kozel                                   # experiments/configs/kozel.yaml
     kiaule train experiments/configs/pig.yaml --timesteps 200000 --seed 3
-    kiaule train kozel --resume runs/kozel/checkpoints/step_100000.zip
+    kiaule train kozel --resume runs/kozel/checkpoints/step_100000.zip --timesteps 200000
     kiaule train kozel --set ppo.learning_rate=1e-4 --set opponents.mix.self=0.7
     kiaule train --evaluate agents/zoo/kozel.zip --deals 500 --opponents random heuristic
 
@@ -13,7 +13,10 @@ run meets the same opponents), ``best.zip`` (best periodic evaluation), ``final.
 ``train_stats.json`` (throughput and where the time went). Model files carry their game and player
 count; load them with ``agents.make("<game>/ppo", path=...)``.
 
-Config files (YAML or JSON) are merged over :data:`DEFAULTS`; see ``experiments/configs/``.
+Config files (YAML or JSON) are merged over :data:`DEFAULTS` and checked against the schema of
+:mod:`experiments.train_config`; see ``experiments/configs/``. Checkpoints also hold the run's
+state (``step_N_state.pkl``), so ``--resume`` continues exactly where the run stopped; on resume
+``--timesteps`` is the total to reach. Ctrl-C stops at the next rollout boundary with a checkpoint.
 """
 
 from __future__ import annotations
