@@ -159,11 +159,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         env_kwargs = _parse_env_kwargs(args.env)
-        _check_env_kwargs(args.game, env_kwargs)
-        if args.out is not None:
-            check_output_dir(args.out)
-    except (ValueError, TypeError) as exc:
+    except ValueError as exc:
         parser.error(str(exc))
+    try:
+        _check_env_kwargs(args.game, env_kwargs)
+    except (ValueError, TypeError) as exc:
+        parser.error(f"--env {' '.join(args.env)}: {exc}")
+    if args.out is not None:
+        try:
+            check_output_dir(args.out)
+        except ValueError as exc:
+            parser.error(str(exc))
     try:
         config = TournamentConfig(
             game=args.game,

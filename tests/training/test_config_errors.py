@@ -28,7 +28,6 @@ from experiments import train as train_mod
         ({"checkpoint": {"every": 0}}, "checkpoint.every"),
         ({"checkpoint": {"every": -5}}, "checkpoint.every"),
         ({"opponents": {"mix": {"random": 0}}}, "opponents.mix"),
-        ({"vec_env": "threads"}, "vec_env"),
         ({"seed": -1}, "seed"),
     ],
 )
