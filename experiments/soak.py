@@ -37,7 +37,8 @@ def soak_aec(entry, games: int, seed: int, progress: bool = True) -> int:
                 env, rng, seed=game_seed, after_step=lambda e: e.check_invariants(), totals=totals
             )
             total = sum(totals.values())
-            assert abs(total) < 1e-9, f"rewards sum to {total}, not zero"
+            if abs(total) >= 1e-9:
+                raise AssertionError(f"rewards sum to {total}, not zero")
         except Exception as exc:  # report and keep going: one run shows every failing seed
             failures += 1
             print(f"VIOLATION game seed={game_seed} config={configs[index]}: {exc!r}")
@@ -69,7 +70,8 @@ def soak_parallel(entry, games: int, seed: int, progress: bool = True) -> int:
                 obs, rewards, _, _, _ = env.step(actions)
                 total += sum(rewards.values())
                 env.check_invariants()
-            assert abs(total) < 1e-9, f"rewards sum to {total}, not zero"
+            if abs(total) >= 1e-9:
+                raise AssertionError(f"rewards sum to {total}, not zero")
         except Exception as exc:
             failures += 1
             print(f"VIOLATION game seed={game_seed} config={configs[index]}: {exc!r}")

@@ -407,7 +407,7 @@ class LineCheck:
 
 
 class _RewardTally:
-    """Builds the replay env and sums every agent's rewards over its decisions."""
+    """Builds the replay env (wrapped in :class:`_Tallied`) and keeps every agent's reward sum."""
 
     def __init__(self, make_env: Any):
         self.make_env = make_env
@@ -418,16 +418,25 @@ class _RewardTally:
         env = self.make_env(**env_kwargs)
         self.agents = list(env.possible_agents)
         self.totals = dict.fromkeys(self.agents, 0.0)
-        step = env.step
+        return _Tallied(env, self.totals)
 
-        def counted(action: Any) -> None:
-            step(action)
-            if action is not None:
-                for a, r in env.rewards.items():
-                    self.totals[a] = self.totals.get(a, 0.0) + r
 
-        env.step = counted
-        return env
+class _Tallied:
+    """An AEC env seen through: after every decision, its rewards are added to ``totals``
+    (summed like the tournament's play loop, so the sums compare with a line's rewards)."""
+
+    def __init__(self, env: Any, totals: dict[str, float]):
+        self._env = env
+        self._totals = totals
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    def step(self, action: Any) -> None:
+        self._env.step(action)
+        if action is not None:
+            for a, r in self._env.rewards.items():
+                self._totals[a] = self._totals.get(a, 0.0) + r
 
 
 def _is_int(value: Any, low: int) -> bool:
