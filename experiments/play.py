@@ -124,19 +124,14 @@ def opponent_agents(
     if len(names) == 1:
         names = list(names) * len(others)
     if len(names) != len(others):
-        raise SystemExit(f"give one opponent name, or {len(others)} (one per other seat)")
+        raise ValueError(f"give one opponent name, or {len(others)} (one per other seat)")
     bad = [n for n in names if not n.startswith(f"{game}/")]
     if bad:
-        raise SystemExit(
+        raise ValueError(
             f"opponents must be {game} agents; got {', '.join(bad)}; "
             f"known: {', '.join(agent_registry.list_agents(game))}"
         )
-    try:
-        return {
-            s: agent_registry.make(n, seed=seed + s) for s, n in zip(others, names, strict=True)
-        }
-    except ValueError as exc:
-        raise SystemExit(str(exc)) from None
+    return {s: agent_registry.make(n, seed=seed + s) for s, n in zip(others, names, strict=True)}
 
 
 def play(
@@ -148,14 +143,17 @@ def play(
     ask: Callable[[str], str] = input,
     say: Callable[[str], None] = print,
 ) -> dict[str, Any] | None:
-    """Play one episode with a human at ``seat``; returns the env's ``result``."""
+    """Play one episode with a human at ``seat``; returns the env's ``result``.
+
+    ``ValueError`` for a bad seat, opponent or env option (the command prints it as one line).
+    """
     entry = get_game(game)
     module = entry.load()
     kwargs = {"render_mode": "ansi", **(env_kwargs or {})}
     env = module.parallel_env(**kwargs) if entry.parallel else module.raw_env(**kwargs)
     num_players = len(env.possible_agents)
     if not 0 <= seat < num_players:
-        raise SystemExit(f"--seat must be 0..{num_players - 1}")
+        raise ValueError(f"--seat must be 0..{num_players - 1}")
     seats: dict[int, Any] = opponent_agents(game, seat, num_players, opponents, seed or 0)
     # Elgeta has no decisions: its only move is played for the human (a notice shows it).
     seats[seat] = HumanAgent(_table_renderer(env), ask, say, auto_forced=game == "elgeta")

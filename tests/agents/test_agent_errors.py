@@ -102,6 +102,7 @@ def test_names_and_seeds_of_the_wrong_type():
         ("kozel/heuristic", "pig_v0"),
         ("pig/heuristic", "kozel_v0"),
         ("kiauliaganys/heuristic", "pig_v0"),
+        ("elgeta/heuristic", "kozel_v0"),
     ],
 )
 def test_heuristic_on_another_games_env(agent, module):
