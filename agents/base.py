@@ -42,3 +42,22 @@ def decision_from_env(env: Any, agent: str, observation: dict[str, np.ndarray] |
         view=raw.view(agent),
         legal_moves=raw.legal_moves(agent),
     )
+
+
+def check_view(decision: Decision, expected: type, agent_name: str) -> None:
+    """Refuse (``ValueError``) a decision whose view is not of the agent's game.
+
+    A rule-based agent reads its game's view; handed another game's (a Kozel agent on a Pig env),
+    it would fail on a missing attribute deep inside its rules.
+    """
+    view = decision.view
+    if isinstance(view, expected):
+        return
+    got = type(view).__name__
+    module = type(view).__module__.split(".")
+    where = f" (from {module[1]})" if len(module) > 1 and module[0] == "kiaule_env" else ""
+    game = agent_name.split("/")[0]
+    raise ValueError(
+        f"{agent_name} plays {game} only: the decision of {decision.agent} carries a {got}{where}, "
+        f"not a {game} view; use an agent of that env's game"
+    )

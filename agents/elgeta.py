@@ -9,9 +9,10 @@ simplest environment. It checks the mask and refuses to act when ``play`` is not
 
 from __future__ import annotations
 
-from agents.base import Decision
+from agents.base import Decision, check_view
 from agents.registry import register
 from kiaule_env.elgeta.encoding import PLAY_ACTION
+from kiaule_env.elgeta.rules import View
 
 
 class ElgetaHeuristic:
@@ -25,6 +26,8 @@ class ElgetaHeuristic:
         pass
 
     def act(self, decision: Decision) -> int:
+        if decision.view is not None:  # it needs no view, but refuses another game's
+            check_view(decision, View, self.name)
         if not decision.action_mask[PLAY_ACTION]:
             raise ValueError(f"{decision.agent} is asked to act but 'play' is not legal")
         return PLAY_ACTION

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Decision
+from agents.base import Decision, check_view
 from agents.registry import register
 from kiaule_env.cards import NUM_SUITED
 from kiaule_env.kiauliaganys import rules
@@ -103,6 +103,7 @@ class KiauliaganysHeuristic:
         pass
 
     def act(self, decision: Decision) -> int:
+        check_view(decision, View, self.name)
         moves = {index: rules.parse_move(text) for index, text in decision.legal_moves.items()}
         if not moves:
             raise ValueError(f"{decision.agent} has no legal move to choose from")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.base import Decision
+from agents.base import Decision, check_view
 from agents.registry import register
 from kiaule_env.kozel import rules
 from kiaule_env.kozel.rules import (
@@ -60,6 +60,7 @@ class KozelHeuristic:
         pass
 
     def act(self, decision: Decision) -> int:
+        check_view(decision, View, self.name)
         return self.choose(decision.view, list(decision.legal_moves))
 
     def policy(self, view: View, legal: list[int]) -> int:

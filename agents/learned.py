@@ -7,7 +7,10 @@
 
 ``KIAULE_MODELS`` (entries separated by the OS path separator, ``:`` on Linux; each ``name=path``
 or just ``path``, named ``<game>/ppo-<file stem>``) registers model files for command lines
-(``kiaule tournament``, ``kiaule play``) that take agent names only.
+(``kiaule tournament``, ``kiaule play``) that take agent names only. A bad entry breaks nothing
+else: a named one is registered as an agent whose creation raises ``ValueError`` saying what is
+wrong with its file (tournaments that do not ask for it leave it out), a bare bad path is left
+out with a warning.
 
 A model file carries its game, player count and observation size (:mod:`agents.training.model_io`);
 loading it for another game or player count, or playing it on a decision of another shape,
@@ -19,6 +22,7 @@ By default the agent plays its most probable legal move (``deterministic=True``)
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +116,12 @@ def load_learned(
     path = Path(path)
     meta = read_metadata(path)
     check_compatible(meta, game=game, num_players=num_players, where=str(path))
-    policy = NumpyPolicy.from_state_dict(load_policy_arrays(path), meta.get("activation", "tanh"))
+    try:
+        policy = NumpyPolicy.from_state_dict(
+            load_policy_arrays(path), meta.get("activation", "tanh")
+        )
+    except KeyError as exc:
+        raise ValueError(f"{path}: its policy.pth lacks the actor's {exc} entry") from None
     if policy.obs_size != meta.get("obs_size") or policy.num_actions != meta.get("num_actions"):
         raise ValueError(f"{path}: the network's shape does not match its kiaule.json")
     return LearnedAgent(
@@ -167,13 +176,35 @@ def register_model(path: str | Path, name: str | None = None, deterministic: boo
     return name
 
 
+def _unavailable(name: str, why: str):
+    """A factory for a ``KIAULE_MODELS`` entry that cannot be loaded: it raises ``why``."""
+
+    def make(seed: int | None = 0, **kwargs: Any) -> LearnedAgent:
+        raise ValueError(why)
+
+    register(name, make)
+    return name
+
+
 def register_from_environment(value: str | None = None) -> list[str]:
-    """Register the model files listed in ``KIAULE_MODELS`` (see the module docstring)."""
+    """Register the model files listed in ``KIAULE_MODELS`` (see the module docstring).
+
+    A bad entry never breaks the registry (nor tournaments that do not use it): a named entry
+    (``name=path``) is registered as an agent whose creation raises ``ValueError`` saying what
+    is wrong with the file; a bare path whose game cannot be read is left out with a warning.
+    """
     value = os.environ.get("KIAULE_MODELS", "") if value is None else value
     names = []
     for entry in filter(None, (e.strip() for e in value.split(os.pathsep))):
         name, sep, path = entry.partition("=")
-        names.append(register_model(path, name) if sep else register_model(entry))
+        try:
+            names.append(register_model(path, name) if sep else register_model(entry))
+        except (ValueError, OSError) as exc:
+            why = f"KIAULE_MODELS entry {entry!r}: {exc}"
+            if sep and name.count("/") == 1:
+                names.append(_unavailable(name, why))
+            else:
+                warnings.warn(f"{why}; the entry is not registered", stacklevel=2)
     return names
 
 

@@ -17,7 +17,7 @@ It reads only the :class:`~agents.base.Decision` (the player's view and legal mo
 
 from __future__ import annotations
 
-from agents.base import Decision
+from agents.base import Decision, check_view
 from agents.registry import register
 from kiaule_env.cards import RANKS
 from kiaule_env.pig.rules import RACE, PigView, has_four
@@ -34,6 +34,7 @@ class PigHeuristic:
         pass
 
     def act(self, decision: Decision) -> int:
+        check_view(decision, PigView, self.name)
         view: PigView = decision.view
         by_text = {text: action for action, text in decision.legal_moves.items()}
         if not by_text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -31,13 +32,13 @@ def _load_providers() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
     for module in _providers():
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
             if exc.name != module:  # a real import error inside the provider
                 raise
+    _loaded = True  # only once every provider is in: a failed load is retried, not half-kept
 
 
 def list_agents(game: str | None = None) -> list[str]:
@@ -47,7 +48,17 @@ def list_agents(game: str | None = None) -> list[str]:
 
 
 def make(name: str, seed: int | None = 0, **kwargs: Any) -> Agent:
-    """Create the agent registered as ``name``; a clear ``ValueError`` for unknown names."""
+    """Create the agent registered as ``name``.
+
+    ``TypeError`` if ``name`` is not a string or ``seed`` not an integer (or ``None``);
+    ``ValueError`` for unknown names and negative seeds.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"an agent name is a string '<game>/<kind>', got {name!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise TypeError(f"seed of {name!r} must be an integer or None, got {seed!r}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed of {name!r} must be >= 0, got {seed}")
     _load_providers()
     factory = _FACTORIES.get(name)
     if factory is None:

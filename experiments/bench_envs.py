@@ -13,11 +13,11 @@ holds on a noisy shared machine.
 
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 
 from agents.random_agent import RandomAgent
+from experiments.cli_args import Parser, choice_of, positive_float
 from kiaule_env import GAMES
 from kiaule_env.core.play import play_episode
 
@@ -89,9 +89,15 @@ def format_table(results: list[BenchResult]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=None, help=f"subset of {', '.join(GAMES)}")
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per env")
+    parser = Parser(prog="kiaule bench", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "games",
+        nargs="*",
+        type=choice_of(list(GAMES), "game"),
+        default=None,
+        help=f"subset of {', '.join(GAMES)}",
+    )
+    parser.add_argument("--seconds", type=positive_float, default=5.0, help="time per env")
     args = parser.parse_args(argv)
     games = args.games or [g for g in GAMES if _available(g)]
     print(format_table(run(games, args.seconds)))

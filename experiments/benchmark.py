@@ -1,21 +1,23 @@
 """The standard benchmark suite: every game, its baseline and zoo agents, one Markdown report.
 
-    kiaule benchmark                      # default size: a few minutes on 2 cores
+    kiaule benchmark                      # default size: about a minute on 2 cores
     kiaule benchmark --scale 0.1          # a quick look
     kiaule benchmark --only kozel pig --scale 4 --workers 8
+    kiaule benchmark --out experiments/results/benchmark   # regenerate the published results
 
 For each game (default rules, RULES.md) it runs a duplicate-deal tournament
 (:mod:`experiments.tournament`) between every registered agent of the game that can play it
 (``random``, the rule-based ``heuristic``, learned zoo agents such as ``ppo`` when their model file
 is present), then measures the tournament throughput of Kozel between two rule-based agents.
-The report (``README.md``), each game's ``summary.json`` and plots go to ``--out``
-(``experiments/results/benchmark``, committed); the raw game results go to ``--work``
+The report (``README.md``), each game's ``summary.json`` and plots go to ``--out``, by default
+the run folder ``runs/benchmark/report``; the report compares its results with the published ones
+(``experiments/results/benchmark``, committed), which are only rewritten on purpose, with
+``--out experiments/results/benchmark``. The raw game results go to ``--work``
 (``runs/benchmark``, resumable: rerunning the same benchmark continues where it stopped).
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -26,6 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiments.cli_args import (
+    Parser,
+    check_output_dir,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from experiments.tournament import TournamentConfig, run_tournament, usable_agents
 from experiments.tournament.report import (
     LEADERBOARD_HEADER,
@@ -36,8 +45,11 @@ from experiments.tournament.report import (
 )
 from kiaule_env import GAMES
 
-DEFAULT_OUT = Path("experiments/results/benchmark")
+#: the committed, published results (README's table); written only when asked for with --out
+PUBLISHED = Path(__file__).resolve().parent / "results" / "benchmark"
+PUBLISHED_TEXT = "experiments/results/benchmark"
 DEFAULT_WORK = Path("runs/benchmark")
+DEFAULT_OUT = DEFAULT_WORK / "report"
 
 
 @dataclass(frozen=True)
@@ -238,6 +250,7 @@ def markdown_report(
             f"all, i.e. {speed.cpu_bound_games_per_s:,.0f} games/s with the cores to itself.",
             "",
         ]
+    lines += comparison_section(reports, out)
     for rep in reports:
         entry = rep.entry
         lines += [f"## {entry.game}", "", entry.note, ""]
@@ -282,18 +295,94 @@ def markdown_report(
     return "\n".join(lines)
 
 
+def _published_summary(game: str) -> dict[str, Any] | None:
+    path = PUBLISHED / game / "summary.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else None
+
+
+def comparison_section(reports: list[GameReport], out: Path) -> list[str]:
+    """How this run differs from the published results (none if it is the published run)."""
+    if out.resolve() == PUBLISHED.resolve():
+        return ["These are the published results of the project.", ""]
+    lines = [
+        "## Compared with the published results",
+        "",
+        f"This run's report is not the published one (`{PUBLISHED_TEXT}/README.md`). "
+        "Differences in settings, then mean rewards (this run − published):",
+        "",
+    ]
+    rows = []
+    for rep in reports:
+        if rep.summary is None:
+            continue
+        published = _published_summary(rep.entry.game)
+        if published is None:
+            lines.append(f"- {rep.entry.game}: no published summary to compare with.")
+            continue
+        lines += _settings_differences(rep.entry.game, rep.summary, published)
+        for agent, stats in rep.summary["agents"].items():
+            old = published["agents"].get(agent)
+            mine = stats["mean_reward"]
+            if old is None:
+                rows.append([rep.entry.game, agent, f"{mine:+.3f}", "not published", ""])
+            else:
+                diff = mine - old["mean_reward"]
+                rows.append(
+                    [
+                        rep.entry.game,
+                        agent,
+                        f"{mine:+.3f}",
+                        f"{old['mean_reward']:+.3f}",
+                        f"{diff:+.3f}",
+                    ]
+                )
+    header = ["game", "agent", "this run", "published", "difference"]
+    return [*lines, "", markdown_table(header, rows), ""]
+
+
+def _settings_differences(game: str, mine: dict[str, Any], published: dict[str, Any]) -> list[str]:
+    keys = ("games",)
+    out = [
+        f"- {game}: {k} {mine.get(k)} (published {published.get(k)})"
+        for k in keys
+        if mine.get(k) != published.get(k)
+    ]
+    for k in ("seed", "env_kwargs", "agents"):
+        a, b = mine["settings"].get(k), published.get("settings", {}).get(k)
+        if a != b:
+            out.append(f"- {game}: {k} {a} (published {b})")
+    return out or [f"- {game}: same settings as published."]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kiaule benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every game count")
-    parser.add_argument("--workers", type=int, default=None, help="default: all cores")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = Parser(prog="kiaule benchmark", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--scale", type=positive_float, default=1.0, help="multiply every game count"
+    )
+    parser.add_argument("--workers", type=positive_int, default=None, help="default: all cores")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--only", nargs="+", choices=[e.game for e in SUITE], default=None)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"report folder (default {DEFAULT_OUT}; {PUBLISHED_TEXT} rewrites the published "
+        "results)",
+    )
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
     parser.add_argument("--no-speed", action="store_true", help="skip the Kozel speed run")
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    try:
+        check_output_dir(args.out)
+        check_output_dir(args.work, "--work")
+    except ValueError as exc:
+        parser.error(str(exc))
     start = time.perf_counter()
     reports = run_suite(
         scale=args.scale,
@@ -322,6 +411,11 @@ def main(argv: list[str] | None = None) -> int:
             "by CPU time"
         )
     print(f"\nreport: {args.out / 'README.md'} ({seconds:.0f} s)")
+    if args.out.resolve() != PUBLISHED.resolve():
+        print(
+            f"(the published results in {PUBLISHED_TEXT} are unchanged; "
+            f"--out {PUBLISHED_TEXT} regenerates them)"
+        )
     return 0
 
 

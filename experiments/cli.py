@@ -4,10 +4,16 @@ kiaule demo kozel              a rendered game between random agents
 kiaule bench                   environment speed benchmark (steps/s vs texas_holdem_v4)
 kiaule soak kozel --games N    long random-play invariant check
 kiaule view runs/t1 --out g.html  replay a recorded game in the browser
+
+Bad arguments are refused before any work, with one line on stderr and exit status 2; so are the
+errors a command meets at its boundaries (a bad option, file or folder: ``ValueError``,
+``TypeError``, ``OSError``). Ctrl-C ends a command with one line and status 130. Set
+``KIAULE_TRACEBACK=1`` to see the traceback instead.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -44,7 +50,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kiaule: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     entry: Callable[[list[str]], int] = importlib.import_module(SUBCOMMANDS[command][0]).main
-    return int(entry(rest) or 0)
+    if os.environ.get("KIAULE_TRACEBACK"):
+        return int(entry(rest) or 0)
+    try:
+        return int(entry(rest) or 0)
+    except KeyboardInterrupt:
+        print(f"kiaule {command}: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError) as exc:
+        print(f"kiaule {command}: {one_line(exc)}", file=sys.stderr)
+        return 2
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an exception's message (its type name if it has none)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-
 from agents.random_agent import RandomAgent
+from experiments.cli_args import Parser, non_negative_int
 from kiaule_env import GAMES
 from kiaule_env.core.play import play_episode
 
@@ -33,9 +32,9 @@ def run(game: str, seed: int = 0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = Parser(prog="kiaule demo", description=__doc__)
     parser.add_argument("game", choices=list(GAMES), nargs="?", default="kozel")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     args = parser.parse_args(argv)
     run(args.game, args.seed)
     return 0

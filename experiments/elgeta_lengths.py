@@ -19,7 +19,6 @@ processes. Outputs, in ``--out`` (default ``experiments/results/elgeta_lengths``
 
 from __future__ import annotations
 
-import argparse
 import csv
 import time
 from dataclasses import dataclass
@@ -220,16 +219,18 @@ def plot_histogram(results, edges, counts, config: rules.Config, path: Path) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="kiaule elgeta-lengths", description=__doc__.splitlines()[0]
+    from experiments.cli_args import Parser, non_negative_int, positive_int
+
+    parser = Parser(prog="kiaule elgeta-lengths", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--deals", type=positive_int, default=100_000, help="deals per player count"
     )
-    parser.add_argument("--deals", type=int, default=100_000, help="deals per player count")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     parser.add_argument("--deck", default="52", choices=list(rules.ALLOWED_DECKS))
-    parser.add_argument("--max-tricks", type=int, default=10_000)
+    parser.add_argument("--max-tricks", type=positive_int, default=10_000)
     parser.add_argument("--stop-on-all-aces", action="store_true")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2, help="processes (1: no pool)")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--workers", type=positive_int, default=2, help="processes (1: no pool)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--no-plot", action="store_true")
     parser.add_argument("--no-progress", action="store_true")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-
 import agents
+from experiments.cli_args import Parser
 from kiaule_env import GAMES
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kiaule agents", description=__doc__)
+    parser = Parser(prog="kiaule agents", description=__doc__)
     parser.add_argument("game", nargs="?", choices=list(GAMES))
     args = parser.parse_args(argv)
     for game in [args.game] if args.game else list(GAMES):

@@ -5,18 +5,18 @@
 The human sees the table from his seat (the env's ``render_view(agent)`` where the game has it,
 else the table from above plus his own hand), the numbered legal moves with their texts, and
 answers with a move text (case-insensitive, cards in any order) or its number. Bad input is
-answered with a clear message and asked again; end of input quits cleanly. Opponents are agents
-by registry name: one name for every other seat, or one per other seat in seat order.
+answered with a clear message and asked again; end of input or Ctrl-C quits cleanly. Opponents are
+agents by registry name: one name for every other seat, or one per other seat in seat order.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import agents as agent_registry
 from agents.base import Decision, decision_from_env
+from experiments.cli_args import Parser, fail, non_negative_int, parse_key_values
 from kiaule_env import GAMES
 
 
@@ -80,7 +80,7 @@ class HumanAgent:
         while True:
             try:
                 answer = self.ask(f"{decision.agent}> ")
-            except EOFError:
+            except (EOFError, KeyboardInterrupt):  # end of input or Ctrl-C: quit cleanly
                 raise QuitGame from None
             if answer.strip().lower() in ("quit", "exit", "q"):
                 raise QuitGame
@@ -124,19 +124,14 @@ def opponent_agents(
     if len(names) == 1:
         names = list(names) * len(others)
     if len(names) != len(others):
-        raise SystemExit(f"give one opponent name, or {len(others)} (one per other seat)")
+        raise ValueError(f"give one opponent name, or {len(others)} (one per other seat)")
     bad = [n for n in names if not n.startswith(f"{game}/")]
     if bad:
-        raise SystemExit(
+        raise ValueError(
             f"opponents must be {game} agents; got {', '.join(bad)}; "
             f"known: {', '.join(agent_registry.list_agents(game))}"
         )
-    try:
-        return {
-            s: agent_registry.make(n, seed=seed + s) for s, n in zip(others, names, strict=True)
-        }
-    except ValueError as exc:
-        raise SystemExit(str(exc)) from None
+    return {s: agent_registry.make(n, seed=seed + s) for s, n in zip(others, names, strict=True)}
 
 
 def play(
@@ -148,13 +143,16 @@ def play(
     ask: Callable[[str], str] = input,
     say: Callable[[str], None] = print,
 ) -> dict[str, Any] | None:
-    """Play one episode with a human at ``seat``; returns the env's ``result``."""
+    """Play one episode with a human at ``seat``; returns the env's ``result``.
+
+    ``ValueError`` for a bad seat, opponent or env option (the command prints it as one line).
+    """
     entry = GAMES[game]
     kwargs = {"render_mode": "ansi", **(env_kwargs or {})}
     env = entry.native_env(**kwargs)
     num_players = len(env.possible_agents)
     if not 0 <= seat < num_players:
-        raise SystemExit(f"--seat must be 0..{num_players - 1}")
+        raise ValueError(f"--seat must be 0..{num_players - 1}")
     seats: dict[int, Any] = opponent_agents(game, seat, num_players, opponents, seed or 0)
     # Elgeta has no decisions: its only move is played for the human (a notice shows it).
     seats[seat] = HumanAgent(_table_renderer(env), ask, say, auto_forced=game == "elgeta")
@@ -191,29 +189,17 @@ def _announcer(env: Any, human_seat: int, say: Callable[[str], None]):
     return announce
 
 
-def _parse_value(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered == "none":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kiaule play", description=__doc__.splitlines()[0])
+    parser = Parser(prog="kiaule play", description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=list(GAMES))
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0 acts first)")
+    parser.add_argument("--seat", type=non_negative_int, default=0, help="your seat (0 acts first)")
     parser.add_argument(
         "--opponents",
         nargs="+",
         default=None,
         help="agent name(s) for the other seats (default <game>/heuristic)",
     )
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=non_negative_int, default=None)
     parser.add_argument(
         "--set",
         nargs="*",
@@ -222,17 +208,15 @@ def main(argv: list[str] | None = None) -> int:
         help="env options, e.g. num_players=3 deck=54 series=true",
     )
     args = parser.parse_args(argv)
-    kwargs = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            parser.error(f"--set expects KEY=VALUE, got {item!r}")
-        kwargs[key] = _parse_value(value)
+    try:
+        kwargs = parse_key_values(args.set, "--set")
+    except ValueError as exc:
+        parser.error(str(exc))
     opponents = args.opponents or [f"{args.game}/heuristic"]
     try:
         play(args.game, args.seat, opponents, args.seed, kwargs)
-    except ValueError as exc:  # bad env option
-        raise SystemExit(f"kiaule play: {exc}") from None
+    except (ValueError, TypeError) as exc:  # bad env option or agent
+        fail("kiaule play", str(exc))
     return 0
 
 

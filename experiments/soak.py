@@ -8,11 +8,11 @@ that reproduce it, and the command exits with status 1.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 from agents.random_agent import RandomAgent
+from experiments.cli_args import Parser, non_negative_int, positive_int
 from kiaule_env import GAMES
 from kiaule_env.core.game import GameDescriptor
 from kiaule_env.core.play import play_episode
@@ -70,10 +70,10 @@ def run(game: str, games: int, seed: int, progress: bool = True) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(prog="kiaule soak", description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=[*GAMES, "all"])
-    parser.add_argument("--games", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=positive_int, default=10_000)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     names = list(GAMES) if args.game == "all" else [args.game]

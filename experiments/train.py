@@ -2,7 +2,7 @@
 
     kiaule train kozel                                   # experiments/configs/kozel.yaml
     kiaule train experiments/configs/pig.yaml --timesteps 200000 --seed 3
-    kiaule train kozel --resume runs/kozel/checkpoints/step_100000.zip
+    kiaule train kozel --resume runs/kozel/checkpoints/step_100000.zip --timesteps 200000
     kiaule train kozel --set ppo.learning_rate=1e-4 --set opponents.mix.self=0.7
     kiaule train --evaluate agents/zoo/kozel.zip --deals 500 --opponents random heuristic
 
@@ -13,7 +13,10 @@ run meets the same opponents), ``best.zip`` (best periodic evaluation), ``final.
 ``train_stats.json`` (throughput and where the time went). Model files carry their game and player
 count; load them with ``agents.make("<game>/ppo", path=...)``.
 
-Config files (YAML or JSON) are merged over :data:`DEFAULTS`; see ``experiments/configs/``.
+Config files (YAML or JSON) are merged over :data:`DEFAULTS` and checked against the schema of
+:mod:`experiments.train_config`; see ``experiments/configs/``. Checkpoints also hold the run's
+state (``step_N_state.pkl``), so ``--resume`` continues exactly where the run stopped; on resume
+``--timesteps`` is the total to reach. Ctrl-C stops at the next rollout boundary with a checkpoint.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import functools
 import json
 import shlex
 import sys
@@ -29,6 +33,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+from experiments.cli_args import (
+    Parser,
+    fail,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
@@ -93,14 +105,24 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
+    """A config file's mapping; ``ValueError`` naming the file if it is not valid YAML/JSON."""
     path = Path(path)
     text = path.read_text()
     if path.suffix in (".yaml", ".yml"):
         import yaml
 
-        data = yaml.safe_load(text) or {}
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            where = getattr(exc, "problem_mark", None)
+            line = f" at line {where.line + 1}" if where is not None else ""
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise ValueError(f"{path}: not valid YAML{line}: {problem}") from None
     else:
-        data = json.loads(text)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config file must hold a mapping")
     return data
@@ -108,14 +130,15 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
 
 def resolve_config(source: str | dict[str, Any] | None, overrides: dict | None = None) -> dict:
     """Full config from a game name, a config file, or a dict, merged over the defaults."""
+    name = "config"
     if source is None:
         data: dict[str, Any] = {}
     elif isinstance(source, dict):
         data = source
     elif Path(source).is_file():
-        data = read_config_file(source)
+        data, name = read_config_file(source), str(source)
     elif (CONFIG_DIR / f"{source}.yaml").is_file():
-        data = read_config_file(CONFIG_DIR / f"{source}.yaml")
+        data, name = read_config_file(CONFIG_DIR / f"{source}.yaml"), f"{source} config"
     else:
         raise ValueError(
             f"{source!r} is neither a config file nor a game with a config in {CONFIG_DIR}"
@@ -125,14 +148,16 @@ def resolve_config(source: str | dict[str, Any] | None, overrides: dict | None =
         config = deep_merge(config, overrides)
     unknown = set(config) - set(DEFAULTS)
     if unknown:
-        raise ValueError(f"unknown config key(s) {sorted(unknown)}; known: {sorted(DEFAULTS)}")
-    from kiaule_env import get_game
+        raise ValueError(
+            f"{name}: unknown config key(s) {sorted(unknown)}; known: {sorted(DEFAULTS)}"
+        )
+    if not config["game"]:
+        raise ValueError(f"{name}: no game; give a game name, or a config file with 'game:'")
+    from experiments.train_config import validate_config
 
-    get_game(config["game"] or "")  # a clear error for a missing or unknown game
+    config = validate_config(config, name)
     if config["output"] is None:
         config["output"] = f"runs/{config['game']}"
-    if config["vec_env"] not in ("dummy", "subproc"):
-        raise ValueError(f"vec_env={config['vec_env']!r}; choose 'dummy' or 'subproc'")
     return config
 
 
@@ -147,9 +172,16 @@ def parse_set(items: list[str]) -> dict[str, Any]:
         key, raw = item.split("=", 1)
         node = out
         parts = key.split(".")
+        if not all(parts):
+            raise ValueError(f"--set {item!r}: empty key")
         for part in parts[:-1]:
             node = node.setdefault(part, {})
-        value = yaml.safe_load(raw)
+            if not isinstance(node, dict):
+                raise ValueError(f"--set {item!r}: {part} is already set to a value")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise ValueError(f"--set {item!r}: the value is not valid YAML") from None
         if isinstance(value, str):  # YAML 1.1 reads "1e-4" as a string
             with contextlib.suppress(ValueError):
                 value = float(value)
@@ -158,10 +190,28 @@ def parse_set(items: list[str]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- building blocks
-def make_learner_env(config: dict[str, Any], index: int = 0):
-    """One monitored :class:`LearnerEnv` with its own opponent pool (picklable for subproc)."""
+@functools.cache
+def _resumable_monitor():
+    """SB3's ``Monitor`` with ``get_state``/``set_state`` covering itself and the env inside."""
+    import pickle
+
     from stable_baselines3.common.monitor import Monitor
 
+    class ResumableMonitor(Monitor):
+        def get_state(self) -> bytes:
+            own = {k: v for k, v in self.__dict__.items() if k != "env"}
+            return pickle.dumps((own, self.env.get_state()), protocol=pickle.HIGHEST_PROTOCOL)
+
+        def set_state(self, state: bytes) -> None:
+            own, inner = pickle.loads(state)
+            self.__dict__.update(own)
+            self.env.set_state(inner)
+
+    return ResumableMonitor
+
+
+def make_learner_env(config: dict[str, Any], index: int = 0):
+    """One monitored :class:`LearnerEnv` with its own opponent pool (picklable for subproc)."""
     from agents.training.pool import OpponentPool
     from agents.training.wrapper import LearnerEnv
 
@@ -173,7 +223,7 @@ def make_learner_env(config: dict[str, Any], index: int = 0):
         snapshot_deterministic=opp["snapshot_deterministic"],
     )
     env = LearnerEnv(config["game"], config["env_kwargs"], pool=pool, team_play=config["team_play"])
-    return Monitor(env)
+    return _resumable_monitor()(env)
 
 
 def make_vec_env(config: dict[str, Any]):
@@ -221,17 +271,28 @@ def model_metadata(
 
 @dataclass
 class TrainResult:
-    """What a training run produced."""
+    """What a training run produced.
+
+    ``stopped_at`` is the step where a stop request (Ctrl-C) ended the run; then no final model
+    is written and ``checkpoint`` is the checkpoint to resume from (``final_model`` is it too).
+    """
 
     output: Path
     final_model: Path
     timesteps: int
     stats: dict[str, Any]
     evals: list[dict[str, Any]] = field(default_factory=list)
+    stopped_at: int | None = None
+    checkpoint: Path | None = None
 
 
 def _pool_path(checkpoint: Path) -> Path:
     return checkpoint.with_name(checkpoint.stem + "_pool.npz")
+
+
+def state_path(checkpoint: Path) -> Path:
+    """The training state saved next to a checkpoint (envs, random generators, counters)."""
+    return checkpoint.with_name(checkpoint.stem + "_state.pkl")
 
 
 def save_pool(vec_env, path: Path) -> None:
@@ -258,6 +319,123 @@ def load_pool(vec_env, path: Path) -> int:
     return len(grouped)
 
 
+STATE_FORMAT = 1
+
+
+def save_training_state(path: Path, vec_env, callbacks: dict[str, Any]) -> None:
+    """Write what a checkpoint's model file lacks for an exact resume (see :func:`train`)."""
+    import pickle
+    import random
+
+    import numpy as np
+    import torch
+
+    state = {
+        "format": STATE_FORMAT,
+        "envs": vec_env.env_method("get_state"),
+        "numpy": np.random.get_state(),
+        "python": random.getstate(),
+        "torch": torch.get_rng_state(),
+        "torch_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+        "callbacks": {name: cb.state() for name, cb in callbacks.items()},
+    }
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    tmp.replace(path)
+
+
+def load_training_state(path: Path) -> dict[str, Any]:
+    """A checkpoint's training state; ``ValueError`` naming the file if it is not one."""
+    import pickle
+
+    try:
+        state = pickle.loads(path.read_bytes())
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError) as exc:
+        raise ValueError(f"{path} is not a training state file ({exc})") from None
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        raise ValueError(f"{path} is not a training state file of format {STATE_FORMAT}")
+    return state
+
+
+def restore_training_state(state: dict[str, Any], vec_env, callbacks: dict[str, Any]) -> None:
+    """Put envs, random generators and callback counters back where the checkpoint left them."""
+    import random
+
+    import numpy as np
+    import torch
+
+    envs = state["envs"]
+    if len(envs) != vec_env.num_envs:
+        raise ValueError(
+            f"the checkpoint ran {len(envs)} envs but this run has n_envs={vec_env.num_envs}; "
+            "resume with the checkpoint's n_envs"
+        )
+    for i, env_state in enumerate(envs):
+        vec_env.env_method("set_state", env_state, indices=[i])
+    for name, cb in callbacks.items():
+        if name in state["callbacks"]:
+            cb.restore(state["callbacks"][name])
+    np.random.set_state(state["numpy"])
+    random.setstate(state["python"])
+    torch.set_rng_state(state["torch"])
+    if state.get("torch_cuda") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["torch_cuda"])
+
+
+def check_resume(config: dict[str, Any], resume: Path) -> dict[str, Any]:
+    """The checkpoint's metadata, if ``config`` can continue it; ``ValueError`` otherwise.
+
+    On resume ``total_timesteps`` (``--timesteps``) is the total to reach, counting the steps
+    already in the checkpoint, so it must be above them.
+    """
+    from agents.training.model_io import read_metadata
+
+    meta = read_metadata(resume)
+    if meta["game"] != config["game"]:
+        raise ValueError(f"{resume} is a {meta['game']} checkpoint, not {config['game']}")
+    done = int(meta.get("timesteps", 0))
+    total = int(config["total_timesteps"])
+    if total <= done:
+        raise ValueError(
+            f"{resume} has already trained {done:,} steps and --timesteps (total_timesteps) is "
+            f"the total to reach, not the steps to add: --timesteps {total} leaves nothing to "
+            f"train; e.g. --timesteps {done + total} trains {total:,} more"
+        )
+    return meta
+
+
+def _sigint_handler(stop: Any):
+    """Ctrl-C once: stop at the next rollout boundary with a checkpoint; twice: abort."""
+
+    def handle(signum: int, frame: Any) -> None:
+        if stop.requested:
+            raise KeyboardInterrupt
+        stop.request()
+        print(
+            "\ntrain: stopping at the end of this rollout, with a checkpoint "
+            "(Ctrl-C again aborts without one)",
+            file=sys.stderr,
+        )
+
+    return handle
+
+
+@contextlib.contextmanager
+def _stop_on_sigint(stop: Any):
+    """Route Ctrl-C to ``stop`` while training (main thread only; elsewhere nothing changes)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _sigint_handler(stop))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 # ---------------------------------------------------------------------- training
 def train(
     config: dict[str, Any],
@@ -265,18 +443,37 @@ def train(
     progress: bool = True,
     export: str | Path | None = None,
     command: str | None = None,
+    stop: Any = None,
 ) -> TrainResult:
     """Run (or resume) one training run described by a resolved ``config``.
 
     ``command`` (the command line that started the run) is recorded in every saved model.
+
+    Checkpoints are taken at rollout boundaries, each with its training state
+    (``step_N_state.pkl``: every env's game in progress and opponent pool, the numpy, Python and
+    torch generators, the callbacks' counters), so resuming from one gives bit for bit the model
+    the uninterrupted run with the same seed gives. ``stop`` (a
+    :class:`~agents.training.callbacks.StopRequest`; Ctrl-C sets it) ends the run at the next
+    boundary with a checkpoint, reported in ``TrainResult.stopped_at`` and ``checkpoint``.
     """
+    from agents.training.callbacks import StopRequest
+
+    stop = stop if stop is not None else StopRequest()
+    with _stop_on_sigint(stop):
+        return _train(config, resume, progress, export, command, stop)
+
+
+def _train(config, resume, progress, export, command, stop) -> TrainResult:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
 
     from agents.training import callbacks as cb
-    from agents.training.model_io import read_metadata, write_metadata
+    from agents.training.model_io import write_metadata
 
+    resume = Path(resume) if resume is not None else None
+    if resume is not None:
+        check_resume(config, resume)
     torch.set_num_threads(int(config["torch_threads"]))
     out = Path(config["output"])
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
@@ -284,14 +481,13 @@ def train(
     vec_env = make_vec_env(config)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config["policy"]["activation"]]
     if resume is not None:
-        resume = Path(resume)
-        meta = read_metadata(resume)
-        if meta["game"] != config["game"]:
-            raise ValueError(f"{resume} is a {meta['game']} checkpoint, not {config['game']}")
         model = MaskablePPO.load(
-            resume, env=vec_env, device=config["device"], tensorboard_log=tb_dir
+            resume,
+            env=vec_env,
+            device=config["device"],
+            tensorboard_log=tb_dir,
+            force_reset=not state_path(resume).is_file(),
         )
-        load_pool(vec_env, _pool_path(resume))
     else:
         model = MaskablePPO(
             "MlpPolicy",
@@ -312,10 +508,13 @@ def train(
         model.save(path)
         write_metadata(path, model_metadata(config, vec_env, model, command))
 
+    resumable: dict[str, Any] = {}
+
     def save_checkpoint(step: int) -> Path:
         path = out / "checkpoints" / f"step_{step}.zip"
         save_model(path)
         save_pool(vec_env, _pool_path(path))
+        save_training_state(state_path(path), vec_env, resumable)
         return path
 
     eval_kwargs = config["eval"]["env_kwargs"]
@@ -332,27 +531,47 @@ def train(
     )
     timing = cb.TimingCallback()
     budget = cb.TimeBudgetCallback(config["time_budget_s"])
-    ckpt = cb.CheckpointCallback(config["checkpoint"]["every"], save_checkpoint)
+    ckpt = cb.CheckpointCallback(config["checkpoint"]["every"], save_checkpoint, stop)
     selfplay_every = (
         config["opponents"]["snapshot_every"] if "self" in config["opponents"]["mix"] else 0
     )
-    callbacks = [timing, budget, cb.SelfPlayCallback(selfplay_every), ckpt, eval_cb]
-    remaining = max(0, int(config["total_timesteps"]) - int(model.num_timesteps))
+    selfplay = cb.SelfPlayCallback(selfplay_every)
+    resumable.update(selfplay=selfplay, checkpoint=ckpt, eval=eval_cb)
+    if resume is not None:
+        if state_path(resume).is_file():
+            restore_training_state(load_training_state(state_path(resume)), vec_env, resumable)
+        else:  # an exported or older model: its envs and generators start afresh
+            load_pool(vec_env, _pool_path(resume))
+            print(
+                f"train: {resume} has no training state ({state_path(resume).name}); the run "
+                "continues from its weights, but not exactly as the original run would have",
+                file=sys.stderr,
+            )
+    callbacks = [timing, budget, selfplay, ckpt, eval_cb]
+    remaining = int(config["total_timesteps"]) - int(model.num_timesteps)
     start_steps = int(model.num_timesteps)
-    if remaining:
-        model.learn(
-            total_timesteps=remaining,
-            callback=CallbackList(callbacks),
-            progress_bar=progress,
-            reset_num_timesteps=resume is None,
-            tb_log_name="run",
+    model.learn(
+        total_timesteps=remaining,
+        callback=CallbackList(callbacks),
+        progress_bar=progress,
+        reset_num_timesteps=resume is None,
+        tb_log_name="run",
+    )
+    stats = training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps)
+    stats["stopped_by_time_budget"] = budget.stopped_early
+    stats["stopped_at"] = ckpt.stopped_at
+    (out / "train_stats.json").write_text(json.dumps(stats, indent=2))
+    if ckpt.stopped_at is not None:
+        vec_env.close()
+        path = ckpt.last_path or out
+        return TrainResult(
+            out, path, ckpt.stopped_at, stats, eval_cb.history, ckpt.stopped_at, ckpt.last_path
         )
     final = out / "final.zip"
     save_model(final)
     save_pool(vec_env, _pool_path(final))
-    stats = training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps)
-    stats["stopped_by_time_budget"] = budget.stopped_early
-    (out / "train_stats.json").write_text(json.dumps(stats, indent=2))
+    if not budget.stopped_early:  # ended at a rollout boundary: the final model resumes exactly
+        save_training_state(state_path(final), vec_env, resumable)
     if export is not None:
         from agents.training.model_io import export_for_play
 
@@ -422,6 +641,7 @@ def evaluate_model(
     from agents.training.evaluate import evaluate
     from agents.training.model_io import read_metadata
 
+    model = str(model)
     if Path(model).is_file():
         meta = read_metadata(model)
         game, players, team_play = meta["game"], meta["num_players"], meta.get("team_play", True)
@@ -430,9 +650,14 @@ def evaluate_model(
         def make_agent(s: int):
             return load_learned(model, game=game, seed=s)
     else:
-        name = str(model)
-        if "/" not in name:
-            raise SystemExit(f"--evaluate: {name!r} is neither a model file nor an agent name")
+        name = model
+        if name not in registry.list_agents():
+            if name.endswith(".zip"):
+                raise ValueError(f"--evaluate: no model file at {name}")
+            raise ValueError(
+                f"--evaluate: {name!r} is neither a model file nor a registered agent name "
+                "(kiaule agents lists them)"
+            )
         game, players, team_play, label = name.split("/")[0], num_players or 4, True, name
 
         def make_agent(s: int):
@@ -467,13 +692,20 @@ def write_results(path: str | Path, key: str, results: list[dict[str, Any]]) -> 
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kiaule train", description=__doc__.split("\n")[0])
+def _parser() -> Parser:
+    parser = Parser(prog="kiaule train", description=__doc__.split("\n")[0])
     parser.add_argument("config", nargs="?", help="a game name or a config file (YAML/JSON)")
-    parser.add_argument("--timesteps", type=int, help="total learner steps (overrides config)")
-    parser.add_argument("--time-budget", type=float, help="stop learning after this many seconds")
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--n-envs", type=int)
+    parser.add_argument(
+        "--timesteps",
+        type=positive_int,
+        help="total learner steps to reach (overrides config); on --resume it counts the "
+        "checkpoint's steps too, so it must be above them",
+    )
+    parser.add_argument(
+        "--time-budget", type=positive_float, help="stop learning after this many seconds"
+    )
+    parser.add_argument("--seed", type=non_negative_int)
+    parser.add_argument("--n-envs", type=positive_int)
     parser.add_argument("--vec-env", choices=["dummy", "subproc"])
     parser.add_argument("--output", help="output folder (default runs/<game>)")
     parser.add_argument("--resume", help="a checkpoint zip to continue from")
@@ -485,25 +717,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--evaluate", metavar="MODEL", help="only evaluate a model file (or an agent name)"
     )
-    parser.add_argument("--num-players", type=int, help="player count for --evaluate NAME")
-    parser.add_argument("--deals", type=int, default=250, help="deals per opponent (--evaluate)")
+    parser.add_argument("--num-players", type=positive_int, help="player count for --evaluate NAME")
+    parser.add_argument(
+        "--deals", type=positive_int, default=250, help="deals per opponent (--evaluate)"
+    )
     parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
-    parser.add_argument("--eval-seed", type=int, default=20_000)
+    parser.add_argument("--eval-seed", type=non_negative_int, default=20_000)
     parser.add_argument(
         "--json", help="merge the evaluation results into this JSON file, keyed by the model"
     )
-    args = parser.parse_args(argv)
+    return parser
 
-    if args.evaluate:
-        results = evaluate_model(
-            args.evaluate, args.opponents, args.deals, args.eval_seed, args.num_players
-        )
-        if args.json:
-            key = Path(args.evaluate).name if Path(args.evaluate).is_file() else args.evaluate
-            write_results(args.json, key, results)
-        return 0
-    if args.config is None and not args.resume:
-        parser.error("give a game name or a config file (or --resume CHECKPOINT)")
+
+def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     overrides = parse_set(args.set)
     for key, value in (
         ("total_timesteps", args.timesteps),
@@ -520,17 +746,63 @@ def main(argv: list[str] | None = None) -> int:
         from agents.training.model_io import read_metadata
 
         source = read_metadata(args.resume)["config"]
-    config = resolve_config(source, overrides)
-    command = shlex.join(
-        ["python", "-m", "experiments.train", *(sys.argv[1:] if argv is None else argv)]
-    )
-    result = train(
-        config,
-        resume=args.resume,
-        progress=not args.no_progress,
-        export=args.export,
-        command=command,
-    )
+    return resolve_config(source, overrides)
+
+
+def _resume_hint(args: argparse.Namespace, checkpoint: Path | None, total: int) -> str:
+    parts = ["kiaule", "train"]
+    if args.config:
+        parts.append(args.config)
+    parts += ["--resume", str(checkpoint), "--timesteps", str(total)]
+    for item in args.set:
+        parts += ["--set", item]
+    if args.output:
+        parts += ["--output", args.output]
+    return shlex.join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.evaluate:
+            results = evaluate_model(
+                args.evaluate, args.opponents, args.deals, args.eval_seed, args.num_players
+            )
+            if args.json:
+                key = Path(args.evaluate).name if Path(args.evaluate).is_file() else args.evaluate
+                write_results(args.json, key, results)
+            return 0
+        if args.config is None and not args.resume:
+            parser.error("give a game name or a config file (or --resume CHECKPOINT)")
+        config = _config_from_args(args)
+        if args.resume:
+            check_resume(config, Path(args.resume))
+        command = shlex.join(
+            ["python", "-m", "experiments.train", *(sys.argv[1:] if argv is None else argv)]
+        )
+        result = train(
+            config,
+            resume=args.resume,
+            progress=not args.no_progress,
+            export=args.export,
+            command=command,
+        )
+    except (ValueError, TypeError, OSError) as exc:
+        fail("kiaule train", str(exc))
+    if result.stopped_at is not None:
+        print(
+            f"interrupted: stopped at step {result.stopped_at:,} with checkpoint "
+            f"{result.checkpoint}; resume with: "
+            f"{_resume_hint(args, result.checkpoint, int(config['total_timesteps']))}",
+            file=sys.stderr,
+        )
+        return 130
+    _report(config, result)
+    return 0
+
+
+def _report(config: dict[str, Any], result: TrainResult) -> None:
     stats = result.stats
     print(
         f"trained {config['game']} to {result.timesteps} steps: {stats['steps_per_second']} "
@@ -547,7 +819,6 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
         )
-    return 0
 
 
 if __name__ == "__main__":

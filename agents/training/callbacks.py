@@ -22,18 +22,51 @@ def snapshot_of(model: Any) -> NumpyPolicy:
     return NumpyPolicy.from_sb3(model.policy)
 
 
-class SelfPlayCallback(BaseCallback):
+class ResumableCallback(BaseCallback):
+    """A callback acting every ``every`` steps whose counter a resumed run takes over.
+
+    ``_last`` (the step of its last action) is part of a checkpoint's training state
+    (:meth:`state`, :meth:`restore`), so a resumed run acts at the same steps as an uninterrupted
+    one.
+    """
+
+    def __init__(self, every: int):
+        super().__init__()
+        self.every = int(every)
+        self._last = 0
+        self._restored: dict[str, Any] | None = None
+
+    def state(self) -> dict[str, Any]:
+        return {"last": self._last}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Take over a checkpoint's counters (applied when training starts)."""
+        self._restored = dict(state)
+
+    def _on_training_start(self) -> None:
+        if self._restored is not None:
+            self._apply(self._restored)
+            self._restored = None
+        else:
+            self._last = self.num_timesteps
+
+    def _apply(self, state: dict[str, Any]) -> None:
+        self._last = int(state["last"])
+
+    def _due(self) -> bool:
+        return self.every > 0 and self.num_timesteps - self._last >= self.every
+
+
+class SelfPlayCallback(ResumableCallback):
     """Every ``every`` steps, add a frozen copy of the learner to every env's pool."""
 
     def __init__(self, every: int, initial: bool = True):
-        super().__init__()
-        self.every = int(every)
+        super().__init__(every)
         self.initial = initial
-        self._last = 0
         self.added = 0
 
     def _on_training_start(self) -> None:
-        self._last = self.num_timesteps
+        super()._on_training_start()
         has_any = bool(self.training_env.env_method("pool_snapshots", indices=[0])[0])
         if self.initial and not has_any:
             self._add()
@@ -45,13 +78,13 @@ class SelfPlayCallback(BaseCallback):
         self.logger.record("selfplay/snapshots_added", self.added)
 
     def _on_step(self) -> bool:
-        if self.every > 0 and self.num_timesteps - self._last >= self.every:
+        if self._due():
             self._last = self.num_timesteps
             self._add()
         return True
 
 
-class EvalCallback(BaseCallback):
+class EvalCallback(ResumableCallback):
     """Every ``every`` steps, evaluate the deterministic policy seat-rotated against ``opponent``;
     log the result, keep the best model (by mean reward) as ``best.zip``.
     """
@@ -69,8 +102,7 @@ class EvalCallback(BaseCallback):
         log_path: Path | None = None,
         seed: int = 10**6,
     ):
-        super().__init__()
-        self.every = int(every)
+        super().__init__(every)
         self.game, self.opponent, self.deals = game, opponent, deals
         self.env_kwargs, self.team_play = env_kwargs, team_play
         self.save_model, self.best_path, self.log_path = save_model, best_path, log_path
@@ -78,10 +110,13 @@ class EvalCallback(BaseCallback):
         self.best = -np.inf
         self.seconds = 0.0
         self.history: list[dict[str, Any]] = []
-        self._last = 0
 
-    def _on_training_start(self) -> None:
-        self._last = self.num_timesteps
+    def state(self) -> dict[str, Any]:
+        return {"last": self._last, "best": float(self.best)}
+
+    def _apply(self, state: dict[str, Any]) -> None:
+        super()._apply(state)
+        self.best = float(state.get("best", -np.inf))
 
     def run_eval(self) -> EvalResult:
         start = time.perf_counter()
@@ -110,32 +145,74 @@ class EvalCallback(BaseCallback):
         return result
 
     def _on_step(self) -> bool:
-        if self.every > 0 and self.num_timesteps - self._last >= self.every:
+        if self._due():
             self._last = self.num_timesteps
             self.run_eval()
         return True
 
 
-class CheckpointCallback(BaseCallback):
-    """Every ``every`` steps, save the model and the pool's snapshots so training can resume."""
+class StopRequest:
+    """Asks a training run to stop, resumably, at the next rollout boundary.
 
-    def __init__(self, every: int, save: Callable[[int], Path]):
-        super().__init__()
-        self.every = int(every)
+    Ctrl-C sets it (:meth:`request`); ``at_step`` stops the run at the first boundary at or after
+    that many steps (budgeted runs, tests).
+    """
+
+    def __init__(self, at_step: int | None = None):
+        self.requested = False
+        self.at_step = at_step
+
+    def request(self) -> None:
+        self.requested = True
+
+    def due(self, timesteps: int) -> bool:
+        return self.requested or (self.at_step is not None and timesteps >= self.at_step)
+
+
+class CheckpointCallback(ResumableCallback):
+    """Saves checkpoints at rollout boundaries, where a resumed run continues exactly.
+
+    A checkpoint is taken at the first rollout boundary at least ``every`` steps after the last
+    one (and at the end of training), between a PPO update and the next rollout: nothing is
+    half-collected then, so model, optimizer, envs and random generators describe the run
+    completely. When ``stop`` is due, a checkpoint is written at the next boundary and training
+    stops there (``stopped_at``).
+    """
+
+    def __init__(self, every: int, save: Callable[[int], Path], stop: StopRequest | None = None):
+        super().__init__(every)
         self.save = save
-        self._last = 0
+        self.stop = stop
         self.seconds = 0.0
+        self.stopped_at: int | None = None
+        self.last_path: Path | None = None
+        self._in_rollout = False
 
-    def _on_training_start(self) -> None:
-        self._last = self.num_timesteps
+    def _save(self, scheduled: bool) -> None:
+        start = time.perf_counter()
+        if scheduled:
+            self._last = self.num_timesteps
+        self.last_path = self.save(self.num_timesteps)
+        self.seconds += time.perf_counter() - start
+
+    def _on_rollout_start(self) -> None:
+        self._in_rollout = True
+        if self.stop is not None and self.stop.due(self.num_timesteps):
+            self._save(scheduled=self._due())
+            self.stopped_at = self.num_timesteps
+        elif self._due():
+            self._save(scheduled=True)
+
+    def _on_rollout_end(self) -> None:
+        self._in_rollout = False
 
     def _on_step(self) -> bool:
-        if self.every > 0 and self.num_timesteps - self._last >= self.every:
-            self._last = self.num_timesteps
-            start = time.perf_counter()
-            self.save(self.num_timesteps)
-            self.seconds += time.perf_counter() - start
-        return True
+        return self.stopped_at is None
+
+    def _on_training_end(self) -> None:
+        # after the last update (not when stopped inside a rollout: that state is not exact)
+        if self.stopped_at is None and not self._in_rollout and self._due():
+            self._save(scheduled=True)
 
 
 class TimeBudgetCallback(BaseCallback):

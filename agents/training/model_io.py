@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,17 @@ def write_metadata(path: str | Path, meta: dict[str, Any]) -> None:
         zf.writestr(META_ENTRY, payload)
 
 
+#: entries every kiaule.json must have, with their types
+REQUIRED_META: dict[str, type] = {"game": str, "num_players": int}
+
+
 def read_metadata(path: str | Path) -> dict[str, Any]:
-    """The ``kiaule.json`` of a model zip; ``ValueError`` if the file is not a kiaule model."""
+    """The ``kiaule.json`` of a model zip.
+
+    ``FileNotFoundError`` if there is no file; ``ValueError`` naming the file and what is wrong if
+    it is not a zip, is damaged, has no ``kiaule.json``, or that entry is not a JSON object with
+    the game and player count.
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {path}")
@@ -41,9 +51,29 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
                     f"{path} has no {META_ENTRY}: it was not saved by experiments.train "
                     "(kiaule_env learned agents need to know their game and player count)"
                 )
-            return json.loads(zf.read(META_ENTRY))
-    except zipfile.BadZipFile as exc:
-        raise ValueError(f"{path} is not a model zip file: {exc}") from None
+            raw = zf.read(META_ENTRY)
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+        raise ValueError(f"{path} is not a model zip file, or it is damaged: {exc}") from None
+    try:
+        meta = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: its {META_ENTRY} is not valid JSON ({exc})") from None
+    return check_metadata(meta, path)
+
+
+def check_metadata(meta: Any, path: str | Path) -> dict[str, Any]:
+    """``meta`` if it is a JSON object with a string ``game`` and an integer ``num_players``."""
+    if not isinstance(meta, dict):
+        raise ValueError(
+            f"{path}: its {META_ENTRY} must be a JSON object, got {type(meta).__name__}"
+        )
+    for key, kind in REQUIRED_META.items():
+        value = meta.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(
+                f"{path}: its {META_ENTRY} needs {key!r} as {kind.__name__}, got {value!r}"
+            )
+    return meta
 
 
 def check_compatible(
@@ -77,14 +107,30 @@ def check_compatible(
 
 
 def load_policy_arrays(path: str | Path) -> dict[str, Any]:
-    """The saved policy's state dict (torch tensors) without building the SB3 model."""
+    """The saved policy's state dict (torch tensors) without building the SB3 model.
+
+    ``ValueError`` naming the file if it has no readable ``policy.pth``.
+    """
     import io
+    import pickle
 
     import torch
 
-    with zipfile.ZipFile(path) as zf:
-        data = zf.read("policy.pth")
-    return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            data = zf.read("policy.pth")
+    except KeyError:
+        raise ValueError(f"{path} has no policy.pth: it is not a saved MaskablePPO model") from None
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+        raise ValueError(f"{path} is not a model zip file, or it is damaged: {exc}") from None
+    try:
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{path}: its policy.pth is not a torch state dict ({first})") from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: its policy.pth holds {type(state).__name__}, not a state dict")
+    return state
 
 
 def export_for_play(src: str | Path, dst: str | Path) -> Path:

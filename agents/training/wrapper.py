@@ -22,6 +22,7 @@ this episode and pass options (stacked decks, RULES §0) to the env's own ``rese
 
 from __future__ import annotations
 
+import pickle
 import time
 from typing import Any
 
@@ -92,6 +93,15 @@ class LearnerEnv(gym.Env):
 
     def timing_stats(self) -> dict[str, float]:
         return dict(self.timing)
+
+    def get_state(self) -> bytes:
+        """Everything this env is: the game in progress, its generator, the pool and its agents
+        (pickled; checkpoints store it so a resumed run continues the same episodes)."""
+        return pickle.dumps(self.__dict__, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def set_state(self, state: bytes) -> None:
+        """Become the env :meth:`get_state` saved (only load states your own runs wrote)."""
+        self.__dict__.update(pickle.loads(state))
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner's current decision (sb3-contrib's MaskablePPO hook)."""

@@ -20,13 +20,20 @@
 
 from __future__ import annotations
 
-import argparse
-import ast
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from experiments.cli_args import (
+    Parser,
+    check_output_dir,
+    fail,
+    non_negative_int,
+    parse_key_values,
+    positive_int,
+)
 from experiments.tournament.report import leaderboard_text, summarize, write_outputs
 from experiments.tournament.runner import (
     GAMES_FILE,
@@ -96,16 +103,13 @@ def load_records(out: str | Path) -> Iterator[tuple[list[int], Any]]:
 
 
 def _parse_env_kwargs(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--env expects KEY=VALUE, got {item!r}")
-        try:
-            out[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            out[key] = value  # a bare word such as trump_card=bottom
-    return out
+    """``--env KEY=VALUE`` items (the same parser as ``kiaule play --set``)."""
+    return parse_key_values(items, "--env")
+
+
+def _check_env_kwargs(game: str, env_kwargs: dict[str, Any]) -> None:
+    """Build the env once so a bad keyword or value is refused before any work."""
+    get_spec(game).build_env(dict(env_kwargs))
 
 
 def _agent_names(game: str, names: list[str] | None, env_kwargs: dict[str, Any]) -> list[str]:
@@ -118,7 +122,7 @@ def _agent_names(game: str, names: list[str] | None, env_kwargs: dict[str, Any])
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="kiaule tournament",
         description="Duplicate-deal tournament between registered agents, with paired 95% CIs, "
         "head-to-head, OpenSkill ratings and research metrics.",
@@ -131,10 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         "the game that can play it",
     )
     parser.add_argument(
-        "--games", type=int, default=1000, help="at least this many games (whole deals)"
+        "--games", type=positive_int, default=1000, help="at least this many games (whole deals)"
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=None, help="default: all cores")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--workers", type=positive_int, default=None, help="default: all cores")
     parser.add_argument("--out", type=Path, default=None, help="results folder (resumable)")
     parser.add_argument(
         "--env",
@@ -152,18 +156,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    env_kwargs = _parse_env_kwargs(args.env)
-    config = TournamentConfig(
-        game=args.game,
-        agents=_agent_names(args.game, args.agents, env_kwargs),
-        games=args.games,
-        seed=args.seed,
-        env_kwargs=env_kwargs,
-        mixed_partners=args.mixed_partners,
-        records=not args.no_records,
-    )
-    get_spec(config.game)
     try:
+        env_kwargs = _parse_env_kwargs(args.env)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        _check_env_kwargs(args.game, env_kwargs)
+    except (ValueError, TypeError) as exc:
+        parser.error(f"--env {' '.join(args.env)}: {exc}")
+    if args.out is not None:
+        try:
+            check_output_dir(args.out)
+        except ValueError as exc:
+            parser.error(str(exc))
+    try:
+        config = TournamentConfig(
+            game=args.game,
+            agents=_agent_names(args.game, args.agents, env_kwargs),
+            games=args.games,
+            seed=args.seed,
+            env_kwargs=env_kwargs,
+            mixed_partners=args.mixed_partners,
+            records=not args.no_records,
+        )
         result = run_tournament(
             config,
             workers=args.workers,
@@ -173,10 +188,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     except KeyboardInterrupt:
         where = f" rerun the same command to resume from {args.out}" if args.out else ""
-        print(f"\ninterrupted;{where}")
+        print(f"\ninterrupted;{where}", file=sys.stderr)
         return 130
-    except ValueError as exc:
-        parser.exit(2, f"kiaule tournament: {exc}\n")
+    except (ValueError, TypeError, OSError) as exc:
+        fail("kiaule tournament", str(exc))
     outcome = result.outcome
     print(result.leaderboard())
     rate = f"{outcome.games_per_s:,.0f} games/s" if outcome.played else "nothing left to play"

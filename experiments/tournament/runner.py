@@ -11,6 +11,7 @@ folder's content does not depend on the workers either.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -225,15 +226,19 @@ def run(
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         _check_or_write_config(out_dir, config)
-        done = _load_done(out_dir / GAMES_FILE)
-    wanted = schedule.keys()
-    missing = [k for k in wanted if tuple(k.as_list()) not in done]
-    resumed = len(wanted) - len(missing)
-    todo = missing if max_new_games is None else missing[: max(0, max_new_games)]
+        done = _load_done(out_dir / GAMES_FILE, LineCheck(spec, schedule))
+    resumed = sum(1 for key in done if schedule.contains(GameKey(*key)))
+    left = schedule.total_games - resumed
+    count = left if max_new_games is None else min(left, max(0, max_new_games))
+    todo = itertools.islice(
+        (k for k in schedule.iter_keys() if tuple(k.as_list()) not in done), count
+    )
     start = time.perf_counter()
     sink = (out_dir / GAMES_FILE).open("a") if out_dir is not None else None
     try:
-        for item in _play_all(config, spec, schedule, out_dir is not None, todo, workers, progress):
+        for item in _play_all(
+            config, spec, schedule, out_dir is not None, todo, count, workers, progress
+        ):
             if isinstance(item, str):
                 data = json.loads(item)
                 if sink is not None:
@@ -246,11 +251,11 @@ def run(
         if sink is not None:
             sink.close()
     seconds = time.perf_counter() - start
-    games = [done[tuple(k.as_list())] for k in wanted if tuple(k.as_list()) in done]
-    complete = len(games) == len(wanted)
+    games = [done[k] for k in sorted(done) if schedule.contains(GameKey(*k))]
+    complete = len(games) == schedule.total_games
     if out_dir is not None and complete:
         _rewrite_sorted(out_dir / GAMES_FILE)
-    return RunOutcome(config, spec, schedule, games, len(todo), resumed, seconds, workers, complete)
+    return RunOutcome(config, spec, schedule, games, count, resumed, seconds, workers, complete)
 
 
 def _play_all(
@@ -258,22 +263,24 @@ def _play_all(
     spec: TournamentGame,
     schedule: Schedule,
     to_disk: bool,
-    todo: list[GameKey],
+    todo: Iterator[GameKey],
+    count: int,
     workers: int,
     progress: bool,
 ) -> Iterator[str | dict[str, Any]]:
+    """Play the ``count`` games of ``todo`` (an iterator: the schedule is never a list)."""
     from tqdm import tqdm
 
     bar = tqdm(
-        total=len(todo),
+        total=count,
         unit="game",
         desc=f"{config.game} tournament",
-        disable=not progress or not todo,
+        disable=not progress or not count,
         mininterval=0.5,
         file=sys.stderr,
     )
     try:
-        if workers == 1 or len(todo) < 2:
+        if workers == 1 or count < 2:
             _init_worker(config, spec, schedule, to_disk)
             for chunk in _chunks(todo, 64):
                 lines = _play_chunk(chunk)
@@ -284,7 +291,7 @@ def _play_all(
 
         method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
         ctx = mp.get_context(method)
-        size = max(1, min(256, math.ceil(len(todo) / (workers * 8))))
+        size = max(1, min(256, math.ceil(count / (workers * 8))))
         with ctx.Pool(
             workers, initializer=_init_worker, initargs=(config, spec, schedule, to_disk)
         ) as pool:
@@ -295,16 +302,17 @@ def _play_all(
         bar.close()
 
 
-def _chunks(keys: list[GameKey], size: int) -> Iterator[list[GameKey]]:
-    for i in range(0, len(keys), size):
-        yield keys[i : i + size]
+def _chunks(keys: Iterator[GameKey], size: int) -> Iterator[list[GameKey]]:
+    keys = iter(keys)
+    while chunk := list(itertools.islice(keys, size)):
+        yield chunk
 
 
 def _check_or_write_config(out_dir: Path, config: TournamentConfig) -> None:
     path = out_dir / CONFIG_FILE
     identity = config.identity()
     if path.exists():
-        stored = json.loads(path.read_text())
+        stored = _read_config(path)
         if stored.get("identity") != identity:
             raise ResumeMismatch(
                 f"{out_dir} holds a different tournament ({stored.get('identity')}); "
@@ -314,11 +322,103 @@ def _check_or_write_config(out_dir: Path, config: TournamentConfig) -> None:
     path.write_text(json.dumps(body, indent=1) + "\n")
 
 
-def _load_done(path: Path) -> dict[tuple[int, ...], dict[str, Any]]:
+def _read_config(path: Path) -> dict[str, Any]:
+    """The stored ``tournament.json``; ``ValueError`` naming the file if it is not one."""
+    try:
+        stored = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{path} is not a tournament file ({exc}); delete it or use another --out folder"
+        ) from None
+    if not isinstance(stored, dict) or not isinstance(stored.get("identity"), dict):
+        raise ValueError(
+            f"{path} is not a tournament file (no 'identity' object); delete it or use another "
+            "--out folder"
+        )
+    return stored
+
+
+class LineCheck:
+    """Checks that a ``games.jsonl`` line is a game of this tournament, as it was played.
+
+    The shape of every field, the key (a game of the schedule) and its seating; where the line
+    holds a record, the record is replayed (:func:`kiaule_env.core.records.replay`) and the
+    line's rewards, result and decisions must be the replay's.
+    """
+
+    def __init__(self, spec: TournamentGame, schedule: Schedule):
+        self.spec = spec
+        self.schedule = schedule
+        self.seats = len(schedule.lineups[0])
+
+    def __call__(self, data: Any) -> str | None:
+        """Why ``data`` is not a valid line, or ``None`` if it is."""
+        if not isinstance(data, dict):
+            return f"a JSON object is expected, got {type(data).__name__}"
+        key = data.get("key")
+        if not (isinstance(key, list) and len(key) == 3 and all(_is_int(k, 0) for k in key)):
+            return f"'key' must be three integers >= 0, got {key!r}"
+        game = GameKey(*key)
+        if not self.schedule.contains(game) and key[0] < self.schedule.deals:
+            return f"'key' {key} is not a game of this tournament"
+        seats = data.get("seats")
+        if not (isinstance(seats, list) and all(isinstance(a, str) for a in seats)):
+            return f"'seats' must be a list of agent names, got {seats!r}"
+        if self.schedule.contains(game) and tuple(seats) != self.schedule.seating(game):
+            return f"'seats' {seats} is not the seating of game {key}"
+        rewards = data.get("rewards")
+        if not (
+            isinstance(rewards, list)
+            and len(rewards) == self.seats
+            and all(_is_number(r) for r in rewards)
+        ):
+            return f"'rewards' must be {self.seats} numbers, got {rewards!r}"
+        if not _is_int(data.get("steps"), 0):
+            return f"'steps' must be an integer >= 0, got {data.get('steps')!r}"
+        if data.get("result") is not None and not isinstance(data["result"], dict):
+            return f"'result' must be an object or null, got {data['result']!r}"
+        if "record" in data:
+            return self._check_record(data)
+        return None
+
+    def _check_record(self, data: dict[str, Any]) -> str | None:
+        from kiaule_env.core.records import GameRecord, replay_episode
+
+        raw = data["record"]
+        try:
+            record = GameRecord(**raw)
+            if record.env_id != self.spec.env_id:
+                return f"its record is of {record.env_id!r}, not {self.spec.env_id!r}"
+            episode = replay_episode(lambda **kw: self.spec.build_env(kw), record)
+        except (TypeError, ValueError, KeyError) as exc:
+            return f"its record does not replay: {exc}"
+        totals = episode.rewards
+        pairs = zip(data["rewards"], totals, strict=False)
+        if len(totals) != len(data["rewards"]) or not all(
+            math.isclose(a, b, abs_tol=1e-9) for a, b in pairs
+        ):
+            return f"'rewards' {data['rewards']} differ from its record's {totals}"
+        if data.get("result") != episode.result:
+            return f"'result' differs from its record's ({episode.result})"
+        if data["steps"] != len(record.moves):
+            return f"'steps' {data['steps']} differ from its record's {len(record.moves)} moves"
+        return None
+
+
+def _is_int(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _load_done(path: Path, check: LineCheck | None = None) -> dict[tuple[int, ...], dict[str, Any]]:
     """Finished games already in ``path``; drops a torn last line left by a crash.
 
     Lines are written whole with their newline, so only the last segment (no newline after it)
-    can be torn; anything else unreadable is an error rather than silently replayed.
+    can be torn; anything else unreadable, or failing ``check``, is a ``ValueError`` naming the
+    file and the line rather than silently used.
     """
     done: dict[tuple[int, ...], dict[str, Any]] = {}
     if not path.exists():
@@ -331,15 +431,20 @@ def _load_done(path: Path) -> dict[tuple[int, ...], dict[str, Any]]:
         if chunk.strip():
             try:
                 data = json.loads(chunk)
-                key = tuple(data["key"])
-            except (ValueError, KeyError, TypeError) as exc:
+            except ValueError as exc:
                 if last:
                     with path.open("r+b") as f:
                         f.truncate(offset)  # the torn game is played again
                     break
-                raise ValueError(f"{path}: line {i + 1} is not a game result: {exc}") from exc
+                raise ValueError(f"{path}: line {i + 1} is not JSON: {exc}") from exc
+            why = check(data) if check is not None else None
+            if why is not None:
+                raise ValueError(
+                    f"{path}: line {i + 1} is not a game result of this tournament: {why}; "
+                    "delete the line (its game is played again) or use another --out folder"
+                )
             data.pop("record", None)
-            done[key] = data
+            done[tuple(data["key"])] = data
             if last:  # complete but its newline was never written
                 with path.open("ab") as f:
                     f.write(b"\n")

@@ -22,7 +22,7 @@ indices only (:func:`mix`), so results do not depend on how the games are split 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 _MASK64 = (1 << 64) - 1
@@ -149,13 +149,24 @@ class Schedule:
     def total_games(self) -> int:
         return self.deals * self.games_per_deal
 
+    def iter_keys(self) -> Iterator[GameKey]:
+        """Every game's key in canonical order, generated one at a time (no list in memory)."""
+        for d in range(self.deals):
+            for li, rots in enumerate(self.rotations):
+                for r in rots:
+                    yield GameKey(d, li, r)
+
     def keys(self) -> list[GameKey]:
-        return [
-            GameKey(d, li, r)
-            for d in range(self.deals)
-            for li, rots in enumerate(self.rotations)
-            for r in rots
-        ]
+        """:meth:`iter_keys` as a list (small schedules only)."""
+        return list(self.iter_keys())
+
+    def contains(self, key: GameKey) -> bool:
+        """Whether ``key`` is a game of this schedule."""
+        return (
+            0 <= key.deal < self.deals
+            and 0 <= key.lineup < len(self.lineups)
+            and key.rotation in self.rotations[key.lineup]
+        )
 
     def seating(self, key: GameKey) -> tuple[str, ...]:
         return rotate(self.lineups[key.lineup], key.rotation)

@@ -133,6 +133,11 @@ def replay(
     Raises :class:`ReplayMismatch` (a ``ValueError``) at the first difference, naming the
     move. ``observer`` (a :class:`~kiaule_env.core.play.StepObserver`) sees every step.
     """
+    return replay_episode(make_env, record, observer).result
+
+
+def replay_episode(make_env: Callable[..., Any], record: GameRecord, observer: Any = None) -> Any:
+    """:func:`replay`, returning the whole :class:`~kiaule_env.core.play.Episode` (rewards)."""
     from kiaule_env.core.play import play_episode
 
     env = make_env(**record.env_kwargs)
@@ -143,4 +148,4 @@ def replay(
         raise ReplayMismatch(f"record has moves left after {moves.index} moves")
     if episode.result != record.result:
         raise ReplayMismatch(f"result differs: {episode.result} vs recorded {record.result}")
-    return episode.result
+    return episode

@@ -76,7 +76,7 @@ def test_short_training_saves_reloads_and_plays(game, tmp_path):
 def test_model_for_another_game_or_player_count_is_refused(tmp_path):
     require_env("pig")
     result = train_mod.train(
-        tiny_config("pig", tmp_path / "pig", total_timesteps=256, checkpoint={"every": 0}),
+        tiny_config("pig", tmp_path / "pig", total_timesteps=256, checkpoint={"every": 10**9}),
         progress=False,
     )
     with pytest.raises(
@@ -140,7 +140,7 @@ def test_configs_resolve_and_cli_lists_train():
 def test_main_evaluate_writes_json(tmp_path):
     require_env("pig")
     result = train_mod.train(
-        tiny_config("pig", tmp_path / "p", total_timesteps=256, checkpoint={"every": 0}),
+        tiny_config("pig", tmp_path / "p", total_timesteps=256, checkpoint={"every": 10**9}),
         progress=False,
     )
     out = tmp_path / "eval.json"
@@ -175,7 +175,7 @@ def test_export_for_play_loads_everywhere_and_registers_by_name(tmp_path):
 
     exported = tmp_path / "zoo" / "pig_small.zip"
     result = train_mod.train(
-        tiny_config("pig", tmp_path / "p", total_timesteps=256, checkpoint={"every": 0}),
+        tiny_config("pig", tmp_path / "p", total_timesteps=256, checkpoint={"every": 10**9}),
         progress=False,
         export=exported,
     )

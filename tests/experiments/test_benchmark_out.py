@@ -1,0 +1,46 @@
+"""``kiaule benchmark`` writes to a run folder by default and never rewrites the published results
+unless asked; its report says how it differs from the published one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from experiments import benchmark
+from tests.experiments import toy  # noqa: F401  (registers the toy games and agents)
+
+
+def test_default_run_writes_a_run_folder_and_leaves_the_published_results(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(benchmark, "SUITE", (benchmark.SuiteEntry("toy", 30, {}, "a toy game"),))
+    published = benchmark.PUBLISHED / "README.md"
+    before = published.read_bytes() if published.exists() else None
+    monkeypatch.chdir(tmp_path)
+    args = ["--no-speed", "--no-progress", "--no-plots", "--workers", "1"]
+    assert benchmark.main(args) == 0
+    report = Path("runs/benchmark/report/README.md")
+    assert report.is_file()
+    text = report.read_text()
+    assert "## Compared with the published results" in text
+    assert "toy: no published summary to compare with" in text
+    out = capsys.readouterr().out
+    assert "report: runs/benchmark/report/README.md" in out
+    assert "published results in experiments/results/benchmark are unchanged" in out
+    if before is not None:
+        assert published.read_bytes() == before
+
+
+def test_comparison_with_published_summaries(tmp_path):
+    import json
+
+    summary = json.loads((benchmark.PUBLISHED / "pig" / "summary.json").read_text())
+    mine = json.loads(json.dumps(summary))
+    mine["games"] = 40
+    first = next(iter(mine["agents"]))
+    mine["agents"][first]["mean_reward"] += 0.5
+    report = benchmark.GameReport(benchmark.SUITE[2], list(mine["agents"]), {}, mine, 1.0, 1.0)
+    lines = "\n".join(benchmark.comparison_section([report], tmp_path))
+    assert f"pig: games 40 (published {summary['games']})" in lines
+    assert "+0.500" in lines
+    same = "\n".join(benchmark.comparison_section([report], benchmark.PUBLISHED))
+    assert "These are the published results" in same

@@ -1,0 +1,110 @@
+"""Stopping and resuming a training run changes nothing: a run stopped (as by Ctrl-C) and resumed
+from its checkpoint ends with bit for bit the model of the uninterrupted run with the same seed."""
+
+from __future__ import annotations
+
+import io
+import signal
+import zipfile
+
+import pytest
+
+from agents.training.callbacks import StopRequest
+from experiments import train as train_mod
+
+TINY = {
+    "game": "kozel",
+    "env_kwargs": {},
+    "total_timesteps": 3072,
+    "n_envs": 2,
+    "opponents": {"mix": {"random": 1.0, "self": 1.0}, "snapshot_every": 512},
+    "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 2},
+    "policy": {"net_arch": [16]},
+    "eval": {"every": 0, "deals": 2, "opponent": "random"},
+    "checkpoint": {"every": 1024},
+    "tensorboard": False,
+}
+
+
+def config(out) -> dict:
+    return train_mod.resolve_config({**TINY, "output": str(out)})
+
+
+def weights(path):
+    import torch
+
+    with zipfile.ZipFile(path) as zf:
+        return torch.load(io.BytesIO(zf.read("policy.pth")), weights_only=True)
+
+
+def same_weights(a, b) -> bool:
+    import torch
+
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("full")
+    return train_mod.train(config(out), progress=False)
+
+
+def test_stopped_and_resumed_run_equals_the_uninterrupted_one(uninterrupted, tmp_path):
+    assert uninterrupted.timesteps == 3072
+    stopped = train_mod.train(config(tmp_path), progress=False, stop=StopRequest(at_step=1000))
+    assert stopped.stopped_at == 1024  # the next rollout boundary
+    assert stopped.checkpoint == tmp_path / "checkpoints" / "step_1024.zip"
+    assert train_mod.state_path(stopped.checkpoint).is_file()
+    assert not (tmp_path / "final.zip").exists()
+    resumed = train_mod.train(config(tmp_path), resume=stopped.checkpoint, progress=False)
+    assert resumed.timesteps == 3072
+    assert same_weights(resumed.final_model, uninterrupted.final_model)
+
+
+def test_resume_from_a_scheduled_checkpoint_is_exact(uninterrupted, tmp_path):
+    checkpoint = uninterrupted.output / "checkpoints" / "step_2048.zip"
+    resumed = train_mod.train(config(tmp_path), resume=checkpoint, progress=False)
+    assert resumed.timesteps == 3072
+    assert same_weights(resumed.final_model, uninterrupted.final_model)
+
+
+def test_ctrl_c_requests_a_stop_then_aborts():
+    stop = StopRequest()
+    handle = train_mod._sigint_handler(stop)
+    handle(signal.SIGINT, None)
+    assert stop.requested and stop.due(0)
+    with pytest.raises(KeyboardInterrupt):
+        handle(signal.SIGINT, None)
+
+
+def test_cli_says_how_to_resume_after_a_stop(tmp_path, capsys, monkeypatch):
+    import agents.training.callbacks as cb
+
+    monkeypatch.setattr(cb, "StopRequest", lambda: StopRequest(at_step=1))
+    argv = [
+        "kozel",
+        "--output",
+        str(tmp_path),
+        "--timesteps",
+        "2048",
+        "--no-progress",
+        "--n-envs",
+        "2",
+        "--set",
+        "ppo.n_steps=64",
+        "--set",
+        "ppo.batch_size=64",
+        "--set",
+        "policy.net_arch=[8]",
+        "--set",
+        "eval.every=0",
+        "--set",
+        "checkpoint.every=1024",
+        "--set",
+        "tensorboard=false",
+    ]
+    assert train_mod.main(argv) == 130
+    err = capsys.readouterr().err
+    assert "stopped at step 128" in err
+    assert "resume with: kiaule train kozel --resume" in err and "step_128.zip" in err
