@@ -37,6 +37,7 @@ class KiauliaganysEnv(TurnBasedCardEnv):
         reward: str = "win_loss",
         must_play_from_hand: bool = False,
         blind_drag_only_when_empty_hand: bool = False,
+        repetition: int | None = rules.DEFAULT_REPETITION,
         render_mode: str | None = None,
         max_cycles: int | None = None,
     ):
@@ -49,6 +50,7 @@ class KiauliaganysEnv(TurnBasedCardEnv):
             reward=reward,
             must_play_from_hand=must_play_from_hand,
             blind_drag_only_when_empty_hand=blind_drag_only_when_empty_hand,
+            repetition=repetition,
         )
         self.encoder = Encoder(self.config)
         self.codec = ActionCodec(self.config.the_deck)
@@ -155,9 +157,11 @@ class KiauliaganysEnv(TurnBasedCardEnv):
         req = rules.required_suit(state)
         top = card_symbol(state.fund[-1]) if state.fund else "(empty)"
         suit = "any" if req == ANY else SUITS[req]
+        seen = f", position seen {state.repeats}×" if state.repeats > 1 else ""  # G10a
         lines = [
             f"Kiauliaganys — turn {state.turns}, dealer player_{state.dealer}"
-            + (f", deal {state.deals + 1}" if self.config.match_years else ""),
+            + (f", deal {state.deals + 1}" if self.config.match_years else "")
+            + seen,
             f"open fund: {len(state.fund)} card(s), top {top}; required suit {suit}; "
             f"face-down: {len(state.face_down)}",
         ]
@@ -169,7 +173,7 @@ class KiauliaganysEnv(TurnBasedCardEnv):
             if state.out[s]:
                 marks.append("out")
             if s == state.loser:
-                marks.append("SWINEHERD")
+                marks.append("SWINEHERD" + (" (repetition)" if state.repeated else ""))
             if s == state.caught_by_tail:
                 marks.append("caught the pig by the tail")
             if self.config.match_years:

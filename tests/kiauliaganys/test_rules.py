@@ -383,6 +383,7 @@ def test_G10_cap_most_cards_lose_ties_from_the_next_mover_clockwise():
         "capped": True,
         "turns": 3,
         "caught_by_tail": None,
+        "repetition": False,
     }
     assert env.rewards["player_0"] == -1.0
     assert env.rewards["player_2"] == pytest.approx(1 / 3)
@@ -492,6 +493,7 @@ def test_G14_outcome_fields_identical_for_all_agents():
         "capped": False,
         "turns": 28,
         "caught_by_tail": None,
+        "repetition": False,
     }
     assert env.infos["player_0"]["result"] == expected
     assert env.infos["player_1"]["result"] == expected
