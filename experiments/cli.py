@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("experiments.tournament", "duplicate-deal tournament between agents"),
     "benchmark": ("experiments.benchmark", "standard benchmark suite, Markdown report"),
     "elgeta-lengths": ("experiments.elgeta_lengths", "study: Elgeta game lengths (random deals)"),
+    "endings": ("experiments.endings", "study: deals ended by play or by a rule cap"),
 }
 
 

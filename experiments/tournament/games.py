@@ -66,6 +66,7 @@ register_game(
         teams=((0, 2), (1, 3)),  # K1
         deal_options=kozel_deal,
         metrics="experiments.metrics.kozel",
+        ending="kiaule_env.kozel.rules:ending",
     )
 )
 register_game(
@@ -75,6 +76,7 @@ register_game(
         make_env="kiaule_env.kiauliaganys_v0:raw_env",
         deal_options=kiauliaganys_deal,
         metrics="experiments.metrics.kiauliaganys",
+        ending="kiaule_env.kiauliaganys.rules:ending",
     )
 )
 register_game(
@@ -86,6 +88,7 @@ register_game(
         replay_env="kiaule_env.pig_v0:raw_env",
         deal_options=pig_deal,
         metrics="experiments.metrics.pig",
+        ending="kiaule_env.pig.rules:ending",
     )
 )
 register_game(
@@ -95,5 +98,6 @@ register_game(
         make_env="kiaule_env.elgeta_v0:raw_env",
         deal_options=elgeta_deal,
         metrics="experiments.metrics.elgeta",
+        ending="kiaule_env.elgeta.rules:ending",
     )
 )

@@ -1,4 +1,5 @@
-"""What the tournament needs to know about each game: env, teams, stacked deals, metrics.
+"""What the tournament needs to know about each game: env, teams, stacked deals, metrics, and
+how a game ended.
 
 A :class:`GameSpec` names the raw env (or Pig's ``parallel_env``), the fixed teams if any (Kozel
 K1), how to draw the stacked deck(s) of one deal for ``reset(options=…)`` (RULES §0), and the
@@ -47,12 +48,31 @@ class GameSpec:
     deal_options: DealOptions | None = None
     #: module of the research metrics (``experiments.metrics.<game>``), or None
     metrics: str | None = None
+    #: ``"module:callable"`` mapping a game's result to how it ended (``"play"`` or a rule cap
+    #: such as ``"cap"``, ``"repetition"``, ``"max_passes"``, ``"cycle"``): the game's
+    #: ``rules.ending``; None: every finished game counts as decided by play
+    ending: str | None = None
 
     def build_env(self, env_kwargs: dict[str, Any]) -> Any:
         return _resolve(self.make_env)(**env_kwargs)
 
     def replay_factory(self) -> Callable[..., Any]:
         return _resolve(self.replay_env or self.make_env)
+
+    def ending_of(self, result: dict[str, Any] | None) -> str:
+        """How a game ended: :data:`MAX_CYCLES` when it was truncated (no result), else the
+        game's ``ending`` function of its result (``"play"`` without one)."""
+        if result is None:
+            return MAX_CYCLES
+        if self.ending is None:
+            return PLAY
+        return str(_resolve(self.ending)(result))
+
+
+#: the ending of a game decided by play
+PLAY = "play"
+#: the ending of a game truncated by PettingZoo's ``max_cycles`` (no result, all rewards 0 so far)
+MAX_CYCLES = "max_cycles"
 
 
 _SPECS: dict[str, GameSpec] = {}
