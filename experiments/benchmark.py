@@ -291,8 +291,10 @@ def markdown_report(
             markdown_table(header, rows),
             "",
         ]
-        for warning in rep.summary.get("warnings", []):
-            lines += [f"> **{warning}**", ""]
+        if rep.summary.get("warnings"):
+            lines += ["> **Warning**: games not decided by play", ">"]
+            lines += [f"> - {w}" for w in rep.summary["warnings"]]
+            lines.append("")
         if rep.skipped:
             lines += [
                 "Agents not included: "
