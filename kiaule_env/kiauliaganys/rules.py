@@ -12,7 +12,7 @@ seat ``i`` is ``player_i`` (RULES §0).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -226,7 +226,7 @@ class State:
     capped: bool
     match_years: list[int]
     deals: int
-    positions: dict[tuple, int]
+    positions: dict[tuple, int] = field(default_factory=dict)
     repeats: int = 0
     repeated: bool = False
 
