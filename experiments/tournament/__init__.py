@@ -13,8 +13,8 @@
   results for a seed whatever the number of workers, results streamed to ``--out`` so a rerun
   resumes (and more ``--games`` later only adds deals).
 * **Output** (:mod:`.report`): a leaderboard in the terminal (with how the games ended, and a
-  warning when more than 5% of a lineup's games were not decided by play); in ``--out``: ``summary.json``,
-  ``games.jsonl`` (one line per game with its replayable record), ``games.csv``, ``agents.csv``,
+  warning when more than 5% of a lineup's games were not decided by play); in ``--out``:
+  ``summary.json``, ``games.jsonl`` (one line per game with its replayable record), ``games.csv``, ``agents.csv``,
   ``head_to_head.csv``, ``leaderboard.txt``, ``ratings.png``, ``head_to_head.png``,
   ``metrics.png``, ``run.json`` (timing).
 """
