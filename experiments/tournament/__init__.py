@@ -14,9 +14,9 @@
   resumes (and more ``--games`` later only adds deals).
 * **Output** (:mod:`.report`): a leaderboard in the terminal (with how the games ended, and a
   warning when more than 5% of a lineup's games were not decided by play); in ``--out``:
-  ``summary.json``, ``games.jsonl`` (one line per game with its replayable record), ``games.csv``, ``agents.csv``,
-  ``head_to_head.csv``, ``leaderboard.txt``, ``ratings.png``, ``head_to_head.png``,
-  ``metrics.png``, ``run.json`` (timing).
+  ``summary.json``, ``games.jsonl`` (one line per game with its replayable record),
+  ``games.csv``, ``agents.csv``, ``head_to_head.csv``, ``leaderboard.txt``, ``ratings.png``,
+  ``head_to_head.png``, ``metrics.png``, ``run.json`` (timing).
 """
 
 from __future__ import annotations
