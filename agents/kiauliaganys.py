@@ -17,6 +17,12 @@ It reads only the :class:`~agents.base.Decision` (the player's view and legal mo
    opponent holds at most two cards and would probably match whatever he is dragged, while the
    suit uncovered by a ``take`` is one he probably lacks, ``take`` instead of playing, unless
    playing sheds the agent's last cards.
+4. **Repetition** (G10a, once the table is empty). The agent remembers what it did at each of
+   its decisions. When its turn starts from a position that has occurred before (the view's
+   ``repetitions``), a repetition would end the deal with the G10 tie-break at that position: if
+   the tie-break would not make it the swineherd it *seeks* the repetition (it does what it did
+   there last time, so the cycle comes round again); if it would, it *avoids* it (the best move
+   by rules 1–3 that it has not yet tried there). With ``repetition=None`` rule 4 is off.
 """
 
 from __future__ import annotations
@@ -91,6 +97,31 @@ def next_in(view: View) -> int:
     return view.seat
 
 
+def repetition_loser(view: View) -> int:
+    """The seat the G10a tie-break would make the swineherd if the position the current turn
+    started from ended the deal: the most cards, ties from the player to move (G10). In the drag
+    phase the mover's match card is counted back into his hand."""
+    sizes = list(view.hand_sizes)
+    if view.phase == rules.DRAG and view.to_act >= 0:
+        sizes[view.to_act] += 1
+    return rules.tie_break_loser(sizes, view.to_act)
+
+
+def memory_key(view: View) -> tuple:
+    """What the agent remembers a decision by: everything public about the position plus its
+    own hand (equal for two occurrences of one G10a position)."""
+    return (
+        view.phase,
+        view.to_act,
+        view.last_turn,
+        view.required_suit,
+        view.fund,
+        view.hand,
+        view.hand_sizes,
+        view.had_turn,
+    )
+
+
 class KiauliaganysHeuristic:
     """The rule-based agent of the module docstring."""
 
@@ -98,9 +129,11 @@ class KiauliaganysHeuristic:
         self.name = "kiauliaganys/heuristic"
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+        #: rule 4: per remembered decision (:func:`memory_key`), the actions taken there
+        self.memory: dict[tuple, list[int]] = {}
 
     def reset(self) -> None:
-        pass
+        self.memory = {}
 
     def act(self, decision: Decision) -> int:
         check_view(decision, View, self.name)
@@ -110,9 +143,30 @@ class KiauliaganysHeuristic:
         if len(moves) == 1:
             return next(iter(moves))
         view: View = decision.view
+        choice = self._choose(view, moves)
+        if view.face_down or view.config.repetition is None:
+            return choice
+        return self._repetition(view, moves, choice)
+
+    def _choose(self, view: View, moves: dict[int, rules.Move]) -> int:
         if view.phase == rules.DRAG:
             return self._drag(view, moves)
         return self._match(view, moves)
+
+    # ------------------------------------------------------------------ repetition (G10a)
+    def _repetition(self, view: View, moves: dict[int, rules.Move], choice: int) -> int:
+        """Rule 4: seek a repetition the tie-break would win, avoid one it would lose."""
+        key = memory_key(view)
+        tried = self.memory.setdefault(key, [])
+        if view.repetitions and tried:
+            if repetition_loser(view) == view.seat:  # avoid: a move not yet tried here
+                untried = {i: m for i, m in moves.items() if i not in tried}
+                if untried:
+                    choice = self._choose(view, untried)
+            elif tried[-1] in moves:  # seek: what I did here last time
+                choice = tried[-1]
+        tried.append(choice)
+        return choice
 
     # ------------------------------------------------------------------ match phase
     def _match(self, view: View, moves: dict[int, rules.Move]) -> int:

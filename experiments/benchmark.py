@@ -38,6 +38,7 @@ from experiments.cli_args import (
 from experiments.tournament import TournamentConfig, run_tournament, usable_agents
 from experiments.tournament.report import (
     LEADERBOARD_HEADER,
+    endings_rows,
     h2h_rows,
     leaderboard_rows,
     markdown_table,
@@ -214,6 +215,16 @@ def results_table(reports: list[GameReport]) -> str:
     return markdown_table(["game", *LEADERBOARD_HEADER[1:]], rows)
 
 
+def all_warnings(reports: list[GameReport]) -> list[str]:
+    """Every game's ending warnings (lineups with games not decided by play), game first."""
+    return [
+        f"{rep.entry.game}: {w}"
+        for rep in reports
+        if rep.summary is not None
+        for w in rep.summary.get("warnings", [])
+    ]
+
+
 def markdown_report(
     reports: list[GameReport],
     speed: Speed | None,
@@ -239,6 +250,11 @@ def markdown_report(
         results_table(reports),
         "",
     ]
+    warnings = all_warnings(reports)
+    if warnings:
+        lines += ["> **Warning**: games not decided by play", ">"]
+        lines += [f"> - {w}" for w in warnings]
+        lines.append("")
     if speed is not None:
         lines += [
             "## Speed",
@@ -269,6 +285,18 @@ def markdown_report(
             markdown_table(LEADERBOARD_HEADER, leaderboard_rows(rep.summary)),
             "",
         ]
+        header, rows = endings_rows(rep.summary)
+        lines += [
+            "How the games ended, per lineup: decided by play, ended by a rule cap of the game, "
+            "or truncated by `max_cycles` (⚠: more than 5% not decided by play).",
+            "",
+            markdown_table(header, rows),
+            "",
+        ]
+        if rep.summary.get("warnings"):
+            lines += ["> **Warning**: games not decided by play", ">"]
+            lines += [f"> - {w}" for w in rep.summary["warnings"]]
+            lines.append("")
         if rep.skipped:
             lines += [
                 "Agents not included: "
@@ -404,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "README.md").write_text(report + "\n")
     print(results_table(reports))
+    for warning in all_warnings(reports):
+        print(warning)
     if speed is not None:
         print(
             f"\nKozel speed ({speed.agent} both teams, {speed.workers} workers): "

@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "view": ("experiments.viewer", "write an HTML page that replays a recorded game"),
     "benchmark": ("experiments.benchmark", "standard benchmark suite, Markdown report"),
     "elgeta-lengths": ("experiments.elgeta_lengths", "study: Elgeta game lengths (random deals)"),
+    "endings": ("experiments.endings", "study: deals ended by play or by a rule cap"),
 }
 
 

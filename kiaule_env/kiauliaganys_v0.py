@@ -1,4 +1,5 @@
-"""Kiauliaganys (Swineherd): the suit-forcing shedding game of RULES §2 (G1–G14), 2–6 players.
+"""Kiauliaganys (Swineherd): the suit-forcing shedding game of RULES §2 (G1–G14, G10a), 2–6
+players.
 
 There is no deal: the shuffled deck lies face down and one card starts the open fund (G2). On
 his turn a player *matches* the suit of the fund's top card (the suit the previous player
@@ -7,7 +8,8 @@ card of any suit onto the fund, choosing the suit the next player must find (G3�
 face-down cards are gone, a player who cannot (or will not) match takes the fund's top card
 instead. Whoever empties his hand after the table is gone is out, safe; the last player left is
 the swineherd (loser), unless his last turn sheds all his cards: he "caught the pig by the tail"
-(G7–G8).
+(G7–G8). A deal that repeats a position too often, or runs past a turn cap, ends with the
+player holding the most cards as the swineherd (G10, G10a).
 
     from kiaule_env import kiauliaganys_v0
     env = kiauliaganys_v0.env(num_players=4, render_mode="ansi")
@@ -22,6 +24,9 @@ Options (constructor keywords)
 - ``pips`` ``"points"`` (default: A 11, 10 10, K 4, Q 3, J 2, others and jokers 0) or
   ``"face"`` (numerals 2–10 at face value) for the piglets (G9).
 - ``max_turns`` (default 1000): the turn cap of a deal (G10).
+- ``repetition`` (default 3): once no face-down cards remain, the deal ends when the position at
+  the start of a turn occurs for the ``repetition``-th time; the player holding the most cards is
+  the swineherd (G10a). ``None`` turns the rule off; otherwise an int ≥ 2.
 - ``match_years`` ``None`` (default: an episode is one deal) or N (``True`` = 20): an episode is
   a match; deals continue until a player has N years (G11).
 - ``reward`` ``"win_loss"`` (default) or ``"years"`` (G12).
@@ -53,7 +58,7 @@ Spaces
 observation encodes the agent's view (his hand and what is public) with the other players
 relative to him (relative seat r is r places to his left; 0 is himself); card slices are indexed
 by deck position (suit by suit C D H S, ranks low to high, jokers last). Its size is fixed for a
-player count n and deck size d: ``3d + 11 + 9n + n·d`` (411 for four players and 52 cards). For
+player count n and deck size d: ``3d + 12 + 9n + n·d`` (412 for four players and 52 cards). For
 the default configuration:
 
 | slice | index | size | content |
@@ -67,19 +72,23 @@ the default configuration:
 | `face_down` | 164 | 1 | face-down cards left / deck size |
 | `fund_size` | 165 | 1 | cards in the open fund / deck size |
 | `turns` | 166 | 1 | turns made this deal / max_turns (G10) |
-| `to_act` | 167–170 | 4 | who decides now, by relative seat |
-| `hand_sizes` | 171–174 | 4 | cards held / deck size, by relative seat |
-| `out` | 175–178 | 4 | out of the deal, safe (G7), by relative seat |
-| `had_turn` | 179–182 | 4 | has had a turn this deal (G7), by relative seat |
-| `face_up` | 183–390 | 208 | cards taken face up from the fund, still held (G5), by relative seat |
-| `not_suit` | 391–406 | 16 | cards known not of suit C D H S (G4) / deck size, by relative seat |
-| `match_years` | 407–410 | 4 | match years / match_years target (G11), by relative seat |
-| **total** | | **411** | |
+| `repetition` | 167 | 1 | times this turn's starting position has occurred / repetition (G10a) |
+| `to_act` | 168–171 | 4 | who decides now, by relative seat |
+| `hand_sizes` | 172–175 | 4 | cards held / deck size, by relative seat |
+| `out` | 176–179 | 4 | out of the deal, safe (G7), by relative seat |
+| `had_turn` | 180–183 | 4 | has had a turn this deal (G7), by relative seat |
+| `face_up` | 184–391 | 208 | cards taken face up from the fund, still held (G5), by relative seat |
+| `not_suit` | 392–407 | 16 | cards known not of suit C D H S (G4) / deck size, by relative seat |
+| `match_years` | 408–411 | 4 | match years / match_years target (G11), by relative seat |
+| **total** | | **412** | |
 
 ``face_up`` and ``not_suit`` are what a careful player tracks about each hand: the cards a player
 took face up from the fund and still holds, and how many of his other cards are known not to be
 of each suit because he picked them up while searching for it (a lower bound: +k for k cards
 picked up; −1 when he plays an unseen card that is neither of that suit nor a joker).
+``repetition`` is the G10a count of the position the current turn started from (public: once the
+face-down cards are gone every change to a hand is a public play or take), 0 while face-down
+cards remain or with ``repetition=None``.
 
 The action space is ``Discrete(2d + 3 + 3j)`` with j jokers (107 for 52 cards, 117 for 54, 75
 for 36). For the default deck:
@@ -103,14 +112,16 @@ Rewards are paid in the step that ends the deal.
 
 ``infos[agent]["result"]`` at the end (G14): ``loser`` (agent or ``None``), ``years`` (cards
 left in his hand), ``piglets`` (their pips), ``capped`` (ended by ``max_turns``), ``turns``,
-``caught_by_tail`` (agent or ``None``). In a match these describe the last deal, plus
+``caught_by_tail`` (agent or ``None``), ``repetition`` (ended by G10a; ``capped`` is then
+False). In a match these describe the last deal, plus
 ``match_years`` (years per agent) and ``deals``; each deal's outcome is also
 ``infos[agent]["deal_result"]`` in the step it ends.
 
 Illegal actions: ``env()`` follows PettingZoo's classic convention (the offender gets −1 and the
 episode ends); ``raw_env`` raises ``ValueError`` naming the action and the legal moves.
 
-Version history: v0, first release.
+Version history: v0, first release; G10a (repetition, default on; one more observation entry)
+added within v0.
 """
 
 from __future__ import annotations
@@ -142,8 +153,12 @@ GAME = GameDescriptor(
         "reward": "win_loss",
         "must_play_from_hand": False,
         "blind_drag_only_when_empty_hand": False,
+        "repetition": 3,
     },
-    longest_game="max_turns turns (G10, default 1000), each a match step and a drag step",
+    longest_game=(
+        "max_turns turns (G10, default 1000), each a match step and a drag step; in practice "
+        "far fewer: a position's third occurrence ends the deal (G10a)"
+    ),
     summary="shed cards by matching the required suit, then drag the suit the next must find",
     variants=(
         *({"num_players": n} for n in (2, 3, 4, 5, 6)),

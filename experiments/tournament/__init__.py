@@ -12,10 +12,11 @@
 * **Execution** (:mod:`.runner`): worker processes (default: all cores), a progress bar, the same
   results for a seed whatever the number of workers, results streamed to ``--out`` so a rerun
   resumes (and more ``--games`` later only adds deals).
-* **Output** (:mod:`.report`): a leaderboard in the terminal; in ``--out``: ``summary.json``,
-  ``games.jsonl`` (one line per game with its replayable record), ``games.csv``, ``agents.csv``,
-  ``head_to_head.csv``, ``leaderboard.txt``, ``ratings.png``, ``head_to_head.png``,
-  ``metrics.png``, ``run.json`` (timing).
+* **Output** (:mod:`.report`): a leaderboard in the terminal (with how the games ended, and a
+  warning when more than 5% of a lineup's games were not decided by play); in ``--out``:
+  ``summary.json``, ``games.jsonl`` (one line per game with its replayable record),
+  ``games.csv``, ``agents.csv``, ``head_to_head.csv``, ``leaderboard.txt``, ``ratings.png``,
+  ``head_to_head.png``, ``metrics.png``, ``run.json`` (timing).
 """
 
 from __future__ import annotations
@@ -202,4 +203,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.out:
         print(f"results: {args.out}/summary.json (and CSV, plots, games.jsonl with records)")
+    for warning in result.summary["warnings"]:  # repeated last, where it cannot scroll away
+        print(warning)
     return 0

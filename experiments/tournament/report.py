@@ -2,7 +2,10 @@
 
 ``summary.json`` is the machine-readable result a paper cites: the game, settings and seed, and
 for each agent its games, mean reward with the paired 95% interval ``[lo, hi]``, win rate, OpenSkill
-rating, and the research metrics; plus the head-to-head matrix. It depends only on the tournament
+rating, and the research metrics; plus the head-to-head matrix and how the games ended
+(``endings``: decided by play, ended by a rule cap, truncated by ``max_cycles``; per lineup, with
+a warning when more than :data:`ENDING_WARNING_SHARE` of a lineup's games were not decided by
+play). It depends only on the tournament
 (never on workers or timing), so two runs can be compared byte for byte; timing goes to
 ``run.json``.
 """
@@ -19,6 +22,12 @@ from typing import Any
 from experiments import metrics as metrics_pkg
 from experiments.stats import GameStats, Side, agent_summaries, head_to_head
 from experiments.tournament.runner import RunOutcome
+from experiments.tournament.specs import MAX_CYCLES, PLAY
+
+#: a lineup whose games end otherwise than by play more often than this gets a warning
+ENDING_WARNING_SHARE = 0.05
+#: the three kinds of ending counted separately
+ENDING_KINDS = ("play", "rule_cap", "max_cycles")
 
 
 def game_stats(line: dict[str, Any], teams: Sequence[Sequence[int]] | None) -> GameStats:
@@ -64,6 +73,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         )
         metric_values = metrics_pkg.aggregate(metric_defs, pairs)
     seat_means = _seat_means(outcome.games, len(schedule.lineups[0]))
+    endings = endings_summary(outcome)
     body: dict[str, Any] = {
         "game": config.game,
         "env_id": spec.env_id,
@@ -88,6 +98,8 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "agents": {},
         "head_to_head": {},
         "metrics": [{"name": d.name, "description": d.description} for d in metric_defs],
+        "endings": endings,
+        "warnings": ending_warnings(endings),
     }
     for a in agents:
         s = per_agent[a]
@@ -113,6 +125,93 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
             "reward_diff_ci95": [_r(h.reward_diff.lo), _r(h.reward_diff.hi)],
         }
     return body
+
+
+def ending_kind(ending: str) -> str:
+    """``"play"``, ``"max_cycles"`` or ``"rule_cap"`` (any other ending: a game's own cap)."""
+    return ending if ending in (PLAY, MAX_CYCLES) else "rule_cap"
+
+
+def _ending_counts(endings: Sequence[str]) -> dict[str, Any]:
+    games = len(endings)
+    by_ending: dict[str, int] = {}
+    for e in endings:
+        by_ending[e] = by_ending.get(e, 0) + 1
+    kinds = dict.fromkeys(ENDING_KINDS, 0)
+    for e, count in by_ending.items():
+        kinds[ending_kind(e)] += count
+    not_by_play = games - kinds["play"]
+    return {
+        "games": games,
+        **kinds,
+        "by_ending": dict(sorted(by_ending.items())),
+        "not_by_play_share": _r(not_by_play / games) if games else None,
+        "warning": games > 0 and not_by_play / games > ENDING_WARNING_SHARE,
+    }
+
+
+def endings_summary(outcome: RunOutcome) -> dict[str, Any]:
+    """How the games ended, in total and per lineup: decided by ``play``; ended by a
+    ``rule_cap`` of the game (its ``ending`` function: the Kiauliaganys turn cap or repetition,
+    Pig's ``max_passes``, Elgeta's cycle rule or cap …, broken down in ``by_ending``); truncated
+    by ``max_cycles`` (no result: such a game scores 0 for everybody)."""
+    spec, schedule = outcome.spec, outcome.schedule
+    per_lineup: list[list[str]] = [[] for _ in schedule.lineups]
+    every: list[str] = []
+    for g in outcome.games:
+        ending = spec.ending_of(g.get("result"))
+        per_lineup[g["key"][1]].append(ending)
+        every.append(ending)
+    return {
+        "warning_share": ENDING_WARNING_SHARE,
+        "total": _ending_counts(every),
+        "lineups": [
+            {"lineup": list(lineup), **_ending_counts(ends)}
+            for lineup, ends in zip(schedule.lineups, per_lineup, strict=True)
+        ],
+    }
+
+
+def ending_warnings(endings: dict[str, Any]) -> list[str]:
+    """One line per lineup whose games were not decided by play more than the warning share."""
+    out = []
+    for row in endings["lineups"]:
+        if not row["warning"]:
+            continue
+        parts = [f"{row['rule_cap']} by a rule cap"] if row["rule_cap"] else []
+        if row["rule_cap"]:
+            caps = {k: v for k, v in row["by_ending"].items() if ending_kind(k) == "rule_cap"}
+            parts[0] += " (" + ", ".join(f"{k} {v}" for k, v in caps.items()) + ")"
+        if row["max_cycles"]:
+            parts.append(f"{row['max_cycles']} truncated by max_cycles (scored 0 for all)")
+        share = row["not_by_play_share"]
+        out.append(
+            f"WARNING: {share:.0%} of the {row['games']} games of lineup "
+            f"{' '.join(row['lineup'])} were not decided by play: {'; '.join(parts)}"
+        )
+    return out
+
+
+def endings_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the endings table: one row per lineup."""
+    rows = []
+    for row in summary["endings"]["lineups"]:
+        caps = ", ".join(
+            f"{k} {v}" for k, v in row["by_ending"].items() if ending_kind(k) == "rule_cap"
+        )
+        share = row["not_by_play_share"]
+        rows.append(
+            [
+                " ".join(row["lineup"]),
+                str(row["games"]),
+                str(row["play"]),
+                str(row["rule_cap"]) + (f" ({caps})" if caps else ""),
+                str(row["max_cycles"]),
+                "–" if share is None else f"{share:.1%}" + (" ⚠" if row["warning"] else ""),
+            ]
+        )
+    header = ["lineup", "games", "by play", "rule cap", "max_cycles", "not by play"]
+    return header, rows
 
 
 def _seat_means(games: Sequence[dict[str, Any]], seats: int) -> list[float]:
@@ -225,7 +324,12 @@ def leaderboard_text(summary: dict[str, Any]) -> str:
         f"{s['games_per_deal']} seatings), seed {s['seed']}"
         + (f", {s['env_kwargs']}" if s["env_kwargs"] else "")
     )
-    parts = [title, "", text_table(LEADERBOARD_HEADER, leaderboard_rows(summary))]
+    parts = [title, ""]
+    if summary.get("warnings"):
+        parts += [*summary["warnings"], ""]
+    parts.append(text_table(LEADERBOARD_HEADER, leaderboard_rows(summary)))
+    header, rows = endings_rows(summary)
+    parts += ["", "how the games ended (per lineup)", text_table(header, rows)]
     header, rows = h2h_rows(summary)
     parts += ["", "head-to-head (share of games the row agent beat the column agent)"]
     parts.append(text_table(header, rows))
@@ -290,9 +394,11 @@ def _write_games_csv(outcome: RunOutcome, path: Path) -> None:
                 *(f"agent_{i}" for i in range(n)),
                 *(f"reward_{i}" for i in range(n)),
                 "steps",
+                "ending",
                 *(f"result.{k}" for k in result_keys),
             ]
         )
+        spec = outcome.spec
         for g in games:
             result = g.get("result") or {}
             w.writerow(
@@ -301,6 +407,7 @@ def _write_games_csv(outcome: RunOutcome, path: Path) -> None:
                     *g["seats"],
                     *(_r(r) for r in g["rewards"]),
                     g["steps"],
+                    spec.ending_of(g.get("result")),
                     *(result.get(k, "") for k in result_keys),
                 ]
             )

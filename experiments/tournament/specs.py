@@ -52,6 +52,20 @@ class TournamentGame:
         """The ``reset`` options of one deal: a stacked deck drawn from ``rng``."""
         return env.unwrapped.engine.random_deal(rng)
 
+    def ending_of(self, result: dict[str, Any] | None) -> str:
+        """How a game ended: :data:`MAX_CYCLES` when it was truncated (no result), else the
+        engine's ``ending`` of its result (``"play"`` for an engine without one)."""
+        if result is None:
+            return MAX_CYCLES
+        ending = getattr(self.game.engine_class(), "ending", None)
+        return PLAY if ending is None else str(ending(result))
+
+
+#: the ending of a game decided by play
+PLAY = "play"
+#: the ending of a game truncated by PettingZoo's ``max_cycles`` (no result, all rewards 0 so far)
+MAX_CYCLES = "max_cycles"
+
 
 #: games registered besides the suite's (tests register toy games)
 _EXTRA: dict[str, TournamentGame] = {}

@@ -18,6 +18,7 @@ Conventions:
 * ``view(state, seat)`` is the seat's information set; ``observe`` is its encoded vector (the
   game's :class:`ObservationEncoder` on that view: nothing else reaches an observation);
 * ``result(state)`` is the outcome dict of a finished episode (RULES §0 "Outcome"), JSON-able;
+* ``ending(result)`` says whether a finished episode was decided by play or ended by a rule cap;
 * ``step_info(state)`` is what the latest ``apply`` adds to every agent's ``info`` (a finished
   game of a series, deal of a match, round of a full game), or ``None``;
 * ``check_invariants`` raises ``AssertionError`` describing a broken invariant (soak, tests).
@@ -85,6 +86,12 @@ class Engine(Protocol):
     def result(self, state: Any) -> dict[str, Any]: ...
 
     def step_info(self, state: Any) -> dict[str, Any] | None: ...
+
+    @staticmethod
+    def ending(result: Mapping[str, Any]) -> str:
+        """How an episode with this result ended: ``"play"``, or the rule cap that ended it
+        (``"cap"``, ``"repetition"``, ``"max_passes"``, ``"cycle"``, …)."""
+        ...
 
     def view(self, state: Any, seat: int) -> Any: ...
 

@@ -74,6 +74,9 @@ class Engine:
             "cards": list(outcome.cards),
         }
 
+    #: how a finished episode ended, from its result: ``"play"`` or the rule that ended it
+    ending = staticmethod(rules.ending)
+
     def step_info(self, state: State) -> dict[str, Any] | None:
         return None
 

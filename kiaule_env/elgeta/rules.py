@@ -13,7 +13,7 @@ A high; suits are equal, E3), which is why this engine needs no strength table.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -694,7 +694,23 @@ def _play_trick(
             return contributors[0] if contributors else NOBODY
 
 
+#: the values of :func:`ending`: how a game ended
+ENDINGS: tuple[str, ...] = ("play", "cycle", "cap")
+
+
+def ending(result: Mapping[str, Any]) -> str:
+    """How a finished game ended, from the env's ``infos[agent]["result"]`` (E10): ``"cycle"``
+    (E8: a repeated position, a draw), ``"cap"`` (E8 ``max_tricks``) or ``"play"`` (E7 a
+    winner, E5 nobody can add, or ``stop_on_all_aces``)."""
+    if result.get("cycle"):
+        return "cycle"
+    if result.get("capped"):
+        return "cap"
+    return "play"
+
+
 __all__ = [
+    "ENDINGS",
     "NOBODY",
     "PLAY",
     "Config",
@@ -705,6 +721,7 @@ __all__ = [
     "check_invariants",
     "clone",
     "deal_piles",
+    "ending",
     "legal_moves",
     "new_deal",
     "parse_piles",

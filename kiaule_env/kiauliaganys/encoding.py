@@ -4,7 +4,8 @@ The observation encodes a :class:`~kiaule_env.kiauliaganys.rules.View` (never th
 the other players relative to the observer: relative seat ``r`` is the player ``r`` places to the
 observer's left (0 = the observer himself). Cards use the deck's compact positions
 (``Deck.position``), so the size is fixed for a player count and deck. Counts are divided by the
-deck size (turns by ``max_turns``, match years by the match target) so every entry lies in [0, 1].
+deck size (turns by ``max_turns``, match years by the match target, the G10a repetition count by
+``repetition``) so every entry lies in [0, 1].
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ def observation_layout(num_players: int, deck: Deck) -> ObservationLayout:
             Slice("face_down", 1, "face-down cards left / deck size"),
             Slice("fund_size", 1, "cards in the open fund / deck size"),
             Slice("turns", 1, "turns made this deal / max_turns (G10)"),
+            Slice(
+                "repetition",
+                1,
+                "times this turn's starting position has occurred / repetition (G10a)",
+            ),
             Slice("to_act", n, f"who decides now, {per_seat}"),
             Slice("hand_sizes", n, f"cards held / deck size, {per_seat}"),
             Slice("out", n, f"out of the deal, safe (G7), {per_seat}"),
@@ -92,6 +98,7 @@ class ObservationEncoder:
         self._face_down = off["face_down"]
         self._fund_size = off["fund_size"]
         self._turns = off["turns"]
+        self._repetition = off["repetition"]
         self._to_act = off["to_act"]
         self._sizes = off["hand_sizes"]
         self._out = off["out"]
@@ -101,6 +108,7 @@ class ObservationEncoder:
         self._scale = 1.0 / d
         self._turn_scale = 1.0 / config.max_turns
         self._years_scale = 1.0 / config.match_years if config.match_years else 0.0
+        self._repetition_scale = 1.0 / config.repetition if config.repetition else 0.0
 
     def encode(self, view: View) -> np.ndarray:
         """The observation of ``view.seat``."""
@@ -143,6 +151,8 @@ class ObservationEncoder:
         obs[self._face_down] = view.face_down * scale
         obs[self._fund_size] = len(fund) * scale
         obs[self._turns] = view.turns * self._turn_scale
+        if view.repetitions:
+            obs[self._repetition] = view.repetitions * self._repetition_scale
         return obs
 
 

@@ -31,6 +31,7 @@ class KiauliaganysEnv(TurnBasedCardEnv):
         reward: str = "win_loss",
         must_play_from_hand: bool = False,
         blind_drag_only_when_empty_hand: bool = False,
+        repetition: int | None = rules.DEFAULT_REPETITION,
         render_mode: str | None = None,
         max_cycles: int | None = None,
     ):
@@ -43,6 +44,7 @@ class KiauliaganysEnv(TurnBasedCardEnv):
             reward=reward,
             must_play_from_hand=must_play_from_hand,
             blind_drag_only_when_empty_hand=blind_drag_only_when_empty_hand,
+            repetition=repetition,
         )
         self.encoder = engine.encoder
         self.codec = engine.codec
@@ -72,9 +74,11 @@ def render_table(state: State | None, seat: int | None = None) -> str:
     req = rules.required_suit(state)
     top = card_symbol(state.fund[-1]) if state.fund else "(empty)"
     suit = "any" if req == ANY else SUITS[req]
+    seen = f", position seen {state.repeats}×" if state.repeats > 1 else ""  # G10a
     lines = [
         f"Kiauliaganys — turn {state.turns}, dealer player_{state.dealer}"
-        + (f", deal {state.deals + 1}" if config.match_years else ""),
+        + (f", deal {state.deals + 1}" if config.match_years else "")
+        + seen,
         f"open fund: {len(state.fund)} card(s), top {top}; required suit {suit}; "
         f"face-down: {len(state.face_down)}",
     ]
@@ -86,7 +90,7 @@ def render_table(state: State | None, seat: int | None = None) -> str:
         if state.out[s]:
             marks.append("out")
         if s == state.loser:
-            marks.append("SWINEHERD")
+            marks.append("SWINEHERD" + (" (repetition)" if state.repeated else ""))
         if s == state.caught_by_tail:
             marks.append("caught the pig by the tail")
         if config.match_years:

@@ -1,4 +1,4 @@
-"""The pure rules engine of Kiauliaganys (Swineherd), RULES §2 (G1–G14).
+"""The pure rules engine of Kiauliaganys (Swineherd), RULES §2 (G1–G14, G10a).
 
 No reinforcement-learning code lives here (DESIGN.md): the engine knows cards, seats and moves.
 A deal is a :class:`State`; :func:`new_deal` lays it out, :func:`legal_moves` lists what the
@@ -49,6 +49,7 @@ DECKS_BY_PLAYERS = {"36": (2, 4), "52": (2, 6), "54": (2, 6)}  # G1
 PIPS = ("points", "face")  # G9
 REWARDS = ("win_loss", "years")  # G12
 DEFAULT_MATCH_YEARS = 20  # G11
+DEFAULT_REPETITION = 3  # G10a
 
 # Suit per card id, -1 for the jokers: a list lookup is the cheapest test on the hot path.
 _SUIT: tuple[int, ...] = tuple([c // 13 for c in range(NUM_SUITED)] + [-1, -1])
@@ -118,7 +119,8 @@ class Config:
     """The options of RULES §2, validated (``ValueError`` saying what is wrong and allowed).
 
     ``match_years``: ``None`` (default) = an episode is one deal; an int N (or ``True`` = 20) = a
-    match to N years (G11).
+    match to N years (G11). ``repetition``: the occurrence of a position that ends the deal
+    (G10a, default 3); ``None`` turns the rule off.
     """
 
     num_players: int = 4
@@ -129,6 +131,7 @@ class Config:
     reward: str = "win_loss"
     must_play_from_hand: bool = False
     blind_drag_only_when_empty_hand: bool = False
+    repetition: int | None = DEFAULT_REPETITION
 
     def __post_init__(self) -> None:
         check_int("num_players", self.num_players, 2, 6)
@@ -154,6 +157,12 @@ class Config:
         check_choice("reward", self.reward, REWARDS)
         check_bool("must_play_from_hand", self.must_play_from_hand)
         check_bool("blind_drag_only_when_empty_hand", self.blind_drag_only_when_empty_hand)
+        rep = self.repetition
+        if rep is not None and (isinstance(rep, bool) or not isinstance(rep, int) or rep < 2):
+            raise ValueError(
+                f"repetition={rep!r} is not allowed; it must be None (the G10a rule off) or an "
+                "integer of at least 2 (the occurrence of a position that ends the deal)"
+            )
 
     @property
     def the_deck(self) -> Deck:
@@ -188,7 +197,11 @@ class State:
     - ``turns``: completed turns in this deal (G10).
     - ``last_picked``: cards the latest search picked up into the hand (public; 0 before any).
     - ``loser``, ``caught_by_tail``: seats (-1 if none) once the deal is over (G8, G10);
-      ``capped``: the deal ended by the G10 cap.
+      ``capped``: the deal ended by the G10 cap; ``repeated``: it ended by G10a.
+    - ``positions``: G10a, how often each position has occurred at the start of a turn in this
+      deal (recorded only once no face-down cards remain, and only with the rule on); keys are
+      :func:`position_key`. ``repeats``: the count of the position the current turn started
+      from (0 before the table is empty, or with the rule off).
     - ``match_years``: per seat, years accumulated in the match including this deal once over
       (G11; all zero outside a match); ``deals``: deals finished in the episode.
     """
@@ -221,6 +234,9 @@ class State:
     step_info: dict[str, Any] | None = None
     #: the latest moves for the rendered table: (seat, move, cards picked up, fund top, phase)
     recent: list[tuple[int, Move, int, int, int]] = field(default_factory=list)
+    positions: dict[tuple, int] = field(default_factory=dict)
+    repeats: int = 0
+    repeated: bool = False
 
     @property
     def num_players(self) -> int:
@@ -272,6 +288,7 @@ def new_deal(
         capped=False,
         match_years=list(match_years) if match_years is not None else [0] * n,
         deals=deals,
+        positions={},
     )
 
 
@@ -316,6 +333,9 @@ def clone(state: State) -> State:
         rng=state.rng,
         step_info=state.step_info,
         recent=list(state.recent),
+        positions=dict(state.positions),
+        repeats=state.repeats,
+        repeated=state.repeated,
     )
 
 
@@ -531,16 +551,48 @@ def _end_turn(state: State, seat: int) -> None:
         return
     state.to_act = nxt
     state.last_turn = last
+    limit = state.config.repetition
+    if limit is not None and not state.face_down:  # G10a: the position at the turn's start
+        key = position_key(state)
+        positions = state.positions
+        count = positions.get(key, 0) + 1
+        positions[key] = count
+        state.repeats = count
+        if count >= limit:
+            _cap(state, nxt, repetition=True)
 
 
-def _cap(state: State, next_mover: int) -> None:
-    """G10: the player holding the most cards loses; ties go to the first of them clockwise
-    from the player who would move next."""
-    n = len(state.hands)
+def position_key(state: State) -> tuple:
+    """G10a: the position at the start of a turn, hashable: who is to move, whether the G8 last
+    turn is pending, the suit a dragged joker named, who has had a turn, the fund in order and
+    every hand as a set. (Who is out follows from hands and turns once the table is empty.)"""
+    return (
+        state.to_act,
+        state.last_turn,
+        state.named_suit,
+        tuple(state.had_turn),
+        tuple(state.fund),
+        *map(frozenset, state.hands),
+    )
+
+
+def tie_break_loser(hand_sizes: list[int] | tuple[int, ...], next_mover: int) -> int:
+    """G10/G10a: the seat holding the most cards; ties go to the first of them clockwise from
+    ``next_mover`` (himself included)."""
+    n = len(hand_sizes)
     order = [(next_mover + i) % n for i in range(n)]
-    most = max(len(state.hands[s]) for s in order)
-    loser = next(s for s in order if len(state.hands[s]) == most)
-    state.capped = True
+    most = max(hand_sizes)
+    return next(s for s in order if hand_sizes[s] == most)
+
+
+def _cap(state: State, next_mover: int, repetition: bool = False) -> None:
+    """G10 (or G10a with ``repetition``): the player holding the most cards loses; ties go to
+    the first of them clockwise from the player who would move next."""
+    loser = tie_break_loser([len(h) for h in state.hands], next_mover)
+    if repetition:
+        state.repeated = True
+    else:
+        state.capped = True
     _finish(state, loser=loser)
 
 
@@ -593,6 +645,7 @@ def result(state: State) -> dict[str, Any]:
         "capped": state.capped,
         "turns": state.turns,
         "caught_by_tail": _agent(state.caught_by_tail),
+        "repetition": state.repeated,
     }
     if state.config.match_years is not None:
         out["match_years"] = {f"player_{s}": y for s, y in enumerate(state.match_years)}
@@ -602,6 +655,21 @@ def result(state: State) -> dict[str, Any]:
 
 def _agent(seat: int) -> str | None:
     return f"player_{seat}" if seat >= 0 else None
+
+
+#: the values of :func:`ending`: how a deal ended
+ENDINGS: tuple[str, ...] = ("play", "cap", "repetition")
+
+
+def ending(result: dict[str, Any]) -> str:
+    """How the (last) deal of a finished episode ended, from its :func:`result`: ``"play"``
+    (G8: a swineherd, the pig caught by the tail, or nobody left in), ``"cap"`` (the G10 turn
+    cap) or ``"repetition"`` (G10a)."""
+    if result.get("repetition"):
+        return "repetition"
+    if result.get("capped"):
+        return "cap"
+    return "play"
 
 
 # ---------------------------------------------------------------------------------- view
@@ -615,7 +683,11 @@ class View:
     Per-seat tuples are indexed by absolute seat. ``face_up[s]`` are the cards of seat s's hand
     everyone saw him take (G5, G7); ``not_suit[s][t]`` how many of his other cards are known not
     to be of suit t (G4). ``fund`` is the open fund bottom first (all of it was seen face up).
-    ``loser``, ``caught_by_tail`` (seats, -1 if none) and ``capped`` describe a finished deal.
+    ``repetitions`` is how many times the position the current turn started from has occurred
+    in the deal, that occurrence included (G10a: public, since once the face-down cards are gone
+    every change to a hand is a public play or take; 0 while face-down cards remain or with the
+    rule off). ``loser``, ``caught_by_tail`` (seats, -1 if none), ``capped`` and ``repeated``
+    describe a finished deal.
     """
 
     seat: int
@@ -640,6 +712,8 @@ class View:
     loser: int = -1
     caught_by_tail: int = -1
     capped: bool = False
+    repetitions: int = 0
+    repeated: bool = False
 
     @property
     def num_players(self) -> int:
@@ -677,6 +751,11 @@ def view(state: State, seat: int) -> View:
         last_picked=state.last_picked,
         match_years=tuple(state.match_years),
         deals=state.deals,
+        loser=state.loser,
+        caught_by_tail=state.caught_by_tail,
+        capped=state.capped,
+        repetitions=state.repeats,
+        repeated=state.repeated,
     )
 
 
@@ -688,6 +767,11 @@ def sample_state(view: View, rng: np.random.Generator, tries: int = 100) -> Stat
     joker only reaches a hand face up, G5) and at least ``not_suit[s]`` cards that are not of suit
     s. Players are filled one at a time in random order with uniformly drawn allowed cards, the
     table last; this is random but not exactly uniform over the consistent deals.
+
+    G10a: the earlier positions of the deal are not part of a view, so the sampled state's
+    history holds only the current position (at the start of a turn) with the view's count: a
+    simulation from it ends by repetition when it returns there often enough, not when it
+    returns to an earlier position.
     """
     n = view.num_players
     seen = set(view.hand) | set(view.fund)
@@ -730,7 +814,7 @@ def _state_from_view(view: View, hidden: dict[int, list[int]], face_down: list[i
     ]
     fund = list(view.fund)
     named = view.required_suit if fund and fund[-1] >= NUM_SUITED else -1
-    return State(
+    state = State(
         config=view.config,
         hands=hands,
         face_up=[set(f) for f in view.face_up],
@@ -751,7 +835,13 @@ def _state_from_view(view: View, hidden: dict[int, list[int]], face_down: list[i
         capped=view.capped,
         match_years=list(view.match_years),
         deals=view.deals,
+        positions={},
+        repeats=view.repetitions,
+        repeated=view.repeated,
     )
+    if view.repetitions and view.phase == MATCH and not face_down:  # G10a, see sample_state
+        state.positions[position_key(state)] = view.repetitions
+    return state
 
 
 # ---------------------------------------------------------------------------------- checks
@@ -778,9 +868,15 @@ def check_invariants(state: State) -> None:
         "a named suit without a joker on top of the fund"
     )
     assert state.turns <= state.config.max_turns, "turns past the cap"
+    assert not (state.capped and state.repeated), "capped and repeated at once"
+    limit = state.config.repetition
+    if limit is None or state.face_down:
+        assert not state.positions and not state.repeated, "positions recorded without G10a"
+    else:
+        assert all(0 < c <= limit for c in state.positions.values()), "a count past the limit"
     if state.phase == OVER:
         assert state.to_act == -1
-        if not state.capped:
+        if not (state.capped or state.repeated):
             holders = [s for s in range(n) if state.hands[s]]
             if state.loser >= 0:
                 assert holders == [state.loser], f"loser {state.loser} but holders {holders}"

@@ -63,6 +63,9 @@ class Engine:
     def result(self, state: State) -> dict[str, Any]:
         return rules.result(state)
 
+    #: how a finished episode ended, from its result: ``"play"`` or the rule that ended it
+    ending = staticmethod(rules.ending)
+
     def step_info(self, state: State) -> dict[str, Any] | None:
         return state.step_info
 

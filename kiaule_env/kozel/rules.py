@@ -761,6 +761,16 @@ def result(state: State) -> dict[str, Any]:
     return dict(state.last_result) if state.last_result else {}
 
 
+#: the values of :func:`ending`: how a game ended
+ENDINGS: tuple[str, ...] = ("play",)
+
+
+def ending(result: dict[str, Any]) -> str:
+    """How a finished game (or series) ended, from its :func:`result`: always ``"play"``; Kozel
+    has no cap (every game ends when the cards are played, K16)."""
+    return "play"
+
+
 # ---------------------------------------------------------------------------------------- views
 @dataclass(slots=True)
 class View:

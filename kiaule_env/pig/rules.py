@@ -533,6 +533,23 @@ def result(state: State) -> dict[str, Any]:
     return out
 
 
+#: the values of :func:`ending`: how an episode ended
+ENDINGS: tuple[str, ...] = ("play", "max_passes", "race_cut")
+
+
+def ending(result: Mapping[str, Any]) -> str:
+    """How an episode ended, from its :func:`result` (P10; in a full game, its last round):
+    ``"max_passes"`` (P4: the round was capped with no pig), ``"race_cut"`` (P3: the nose race
+    was cut short after ``max_race_steps`` and the pig drawn at random) or ``"play"`` (the pig
+    was decided by the race). A full game always ends on a decided round (a capped one
+    eliminates nobody, P4); its capped rounds are in the ``round_result`` infos."""
+    if result.get("capped"):
+        return "max_passes"
+    if result.get("race_cut"):
+        return "race_cut"
+    return "play"
+
+
 # ---------------------------------------------------------------------- views
 @dataclass(slots=True)
 class PigView:

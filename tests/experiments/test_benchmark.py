@@ -63,3 +63,27 @@ def test_kozel_speed_run_counts_games_and_cpu_time():
     assert speed.games == 20 and speed.workers == 1
     assert speed.seconds > 0 and speed.cpu_seconds > 0
     assert speed.cpu_bound_games_per_s > 0
+
+
+def test_benchmark_report_says_how_games_ended_and_warns(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(
+        benchmark,
+        "SUITE",
+        (
+            benchmark.SuiteEntry("toy", 30, {}, "decided by play"),
+            benchmark.SuiteEntry("toyteam", 24, {"num_players": 4, "max_cycles": 1}, "truncated"),
+        ),
+    )
+    out, work = tmp_path / "out", tmp_path / "work"
+    args = ["--out", str(out), "--work", str(work), "--no-speed", "--no-progress", "--workers", "1"]
+    assert benchmark.main([*args, "--no-plots"]) == 0
+    report = (out / "README.md").read_text()
+    toy_part = report.split("## toy\n")[1].split("## toyteam")[0]
+    team_part = report.split("## toyteam\n")[1]
+    assert "| lineup | games | by play | rule cap | max_cycles | not by play |" in toy_part
+    assert "0.0%" in toy_part and "WARNING" not in toy_part
+    assert team_part.count("| 8 | 0 | 0 | 8 | 100.0% ⚠ |") == 3  # three lineups
+    assert "> - WARNING: 100% of the 8 games" in team_part
+    top = report.split("## Results")[1].split("## toy\n")[0]
+    assert "> **Warning**" in top and "toyteam: WARNING" in top
+    assert "toyteam: WARNING: 100%" in capsys.readouterr().out

@@ -241,3 +241,57 @@ def test_an_illegal_action_raises_naming_it_and_the_legal_moves():
 
     with pytest.raises(ValueError, match=r"player_0: action 7 is outside .*0 \(keep\), 1 \(swap\)"):
         play_episode(toy.raw_env(), [Cheat()] * 3, 0, None)
+
+
+def test_endings_count_play_and_max_cycles_and_warn(tmp_path, capsys):
+    """Item: a tournament says how its games ended; max_cycles truncation (scored 0–0) is
+    counted and warned about in summary.json, the leaderboard and the console."""
+    summary = run_tournament(config(30), workers=1).summary
+    assert summary["endings"]["total"] == {
+        "games": 30,
+        "play": 30,
+        "rule_cap": 0,
+        "max_cycles": 0,
+        "by_ending": {"play": 30},
+        "not_by_play_share": 0.0,
+        "warning": False,
+    }
+    assert summary["warnings"] == []
+    code = main(
+        ["toy", "--agents", "random", "smart", "--games", "24", "--workers", "1", "--out",
+         str(tmp_path), "--no-progress", "--no-plots", "--env", "max_cycles=1"]
+    )  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    rows = summary["endings"]["lineups"]
+    assert [r["max_cycles"] for r in rows] == [r["games"] for r in rows] and len(rows) >= 1
+    assert summary["endings"]["total"]["max_cycles"] == 24
+    assert len(summary["warnings"]) == len(rows)
+    assert "WARNING: 100% of the" in printed and "truncated by max_cycles" in printed
+    assert "WARNING: 100%" in (tmp_path / "leaderboard.txt").read_text()
+    csv_rows = (tmp_path / "games.csv").read_text().splitlines()
+    assert csv_rows[0].endswith(",steps,ending")  # truncated games have no result fields
+    assert all(r.endswith(",max_cycles") for r in csv_rows[1:])
+
+
+def test_endings_of_a_game_come_from_its_rules():
+    """Kiauliaganys: the G10 cap is a rule cap, counted apart from play (and from max_cycles)."""
+    cfg = TournamentConfig(
+        game="kiauliaganys",
+        agents=["kiauliaganys/random", "kiauliaganys/heuristic"],
+        games=8,
+        env_kwargs={"num_players": 2, "max_turns": 4},
+    )
+    endings = run_tournament(cfg, workers=1).summary["endings"]
+    assert endings["total"]["rule_cap"] == 8 and endings["total"]["by_ending"] == {"cap": 8}
+    spec = get_spec("kiauliaganys")
+    assert spec.ending_of(None) == "max_cycles"
+    assert spec.ending_of({"capped": False, "repetition": True}) == "repetition"
+    assert spec.ending_of({"capped": False, "repetition": False}) == "play"
+    assert get_spec("pig").ending_of({"capped": True, "race_cut": False}) == "max_passes"
+    assert get_spec("pig").ending_of({"capped": False, "race_cut": True}) == "race_cut"
+    assert get_spec("elgeta").ending_of({"cycle": True, "capped": False}) == "cycle"
+    assert get_spec("elgeta").ending_of({"cycle": False, "capped": True}) == "cap"
+    assert get_spec("kozel").ending_of({"winner": "team_0"}) == "play"
+    assert get_spec("toy").ending_of({}) == "play"  # a game without an ending function

@@ -124,3 +124,49 @@ def pairs54(last: str) -> list[str]:
 
 
 PAIRS54_OPENING = ("search", "drag blind") * 26
+
+
+def endgame(
+    hands: list[str],
+    fund_top: list[str],
+    to_act: int,
+    deck: str = "36",
+    **kwargs: Any,
+) -> kiauliaganys_v0.raw_env:
+    """A raw env loaded with a hand-built position after the face-down cards are gone: ``hands``
+    (card texts per seat, space-separated), ``fund_top`` (the top of the open fund, bottom
+    first; every other card of the deck lies below it), ``to_act`` to match; everybody has had a
+    turn and nobody is out."""
+    env = kiauliaganys_v0.raw_env(num_players=len(hands), deck=deck, **kwargs)
+    env.reset(seed=0)
+    held = [[parse_card(t) for t in h.split()] for h in hands]
+    top = [parse_card(t) for t in fund_top]
+    used = {c for h in held for c in h} | set(top)
+    rest = [c for c in env.config.the_deck.cards if c not in used]
+    n = len(hands)
+    state = rules.State(
+        config=env.config,
+        hands=held,
+        face_up=[set() for _ in range(n)],
+        not_suit=[[0, 0, 0, 0] for _ in range(n)],
+        fund=rest + top,
+        named_suit=-1,
+        face_down=[],
+        dealer=n - 1,
+        to_act=to_act,
+        phase=rules.MATCH,
+        last_turn=False,
+        had_turn=[True] * n,
+        out=[False] * n,
+        turns=0,
+        last_picked=0,
+        loser=-1,
+        caught_by_tail=-1,
+        capped=False,
+        match_years=[0] * n,
+        deals=0,
+        positions={},
+    )
+    rules.check_invariants(state)
+    env.load_state(state)
+    return env

@@ -6,7 +6,12 @@ from __future__ import annotations
 import agents
 from agents.arena import play_aec
 from agents.base import decision_from_env
-from agents.kiauliaganys import KiauliaganysHeuristic, match_chances
+from agents.kiauliaganys import (
+    KiauliaganysHeuristic,
+    match_chances,
+    memory_key,
+    repetition_loser,
+)
 from experiments.stats import paired_mean_ci
 from kiaule_env import kiauliaganys_v0
 from kiaule_env.cards import parse_card
@@ -116,3 +121,85 @@ def test_two_player_endgame_take_tactics():
         view = _endgame_view(below)
         decision = agents.Decision("player_0", None, None, view, legal)
         assert legal[KiauliaganysHeuristic(0).act(decision)].startswith(expected)
+
+
+# ------------------------------------------------------------------ rule 4: repetition (G10a)
+def _at_second_occurrence(other_extra: str, **kwargs):
+    """The hand-built cycle of the G10a rule tests, brought to its position P (player_0 to play
+    onto 7H holding 9H KS 8C) for the second time; returns the env and player_0's decision."""
+    from tests.kiauliaganys.test_rules import CYCLE, _cycle_env
+
+    env = _cycle_env(mover=0, other_extra=other_extra, **kwargs)
+    do(env, *CYCLE)
+    return env, decision_from_env(env, "player_0")
+
+
+def _remembering(decision, text: str) -> KiauliaganysHeuristic:
+    """A heuristic that did ``text`` when this position occurred before."""
+    agent = KiauliaganysHeuristic(0)
+    action = {t: a for a, t in decision.legal_moves.items()}[text]
+    agent.memory[memory_key(decision.view)] = [action]
+    return agent
+
+
+def test_seeks_a_repetition_the_tie_break_would_win():
+    _env, decision = _at_second_occurrence("7C 7D")  # player_1 holds 4 cards to player_0's 3
+    assert decision.view.repetitions == 2 and repetition_loser(decision.view) == 1
+    assert decision.legal_moves[KiauliaganysHeuristic(0).act(decision)] == "play 9H"  # default
+    agent = _remembering(decision, "take")  # last time here it took: it does so again
+    assert decision.legal_moves[agent.act(decision)] == "take"
+    _env, decision = _at_second_occurrence("7C 7D", repetition=None)
+    agent = _remembering(decision, "take")  # G10a off: rule 4 is off
+    assert decision.legal_moves[agent.act(decision)] == "play 9H"
+
+
+def test_avoids_a_repetition_the_tie_break_would_lose():
+    _env, decision = _at_second_occurrence("")  # player_0 holds 3 cards to player_1's 2
+    assert repetition_loser(decision.view) == 0
+    agent = _remembering(decision, "play 9H")  # what it did last time, and the default
+    assert decision.legal_moves[agent.act(decision)] == "take"
+    assert agent.memory[memory_key(decision.view)] == [
+        a for a, t in decision.legal_moves.items() if t in ("play 9H", "take")
+    ]
+    # once every move has been tried here it falls back to its usual choice
+    assert decision.legal_moves[agent.act(decision)] == "play 9H"
+
+
+def test_repetition_loser_counts_the_match_card_back_in_the_drag_phase():
+    env, _decision = _at_second_occurrence("")
+    do(env, "play 9H")
+    view = env.view("player_0")
+    assert view.phase == rules.DRAG and view.hand_sizes == (2, 2)
+    assert repetition_loser(view) == 0  # 3 cards at the turn's start
+
+
+def _heuristic_game(fast: bool, seed: int, n: int = 2):
+    from kiaule_env.core.play import play_episode
+
+    lineup = [agents.make("kiauliaganys/heuristic", seed=1000 * seed + s) for s in range(n)]
+    env = (kiauliaganys_v0.raw_env if fast else kiauliaganys_v0.env)(num_players=n)
+    game = play_episode(env, lineup, seed, record=True, api=not fast)
+    return game.moves, game.rewards, game.result
+
+
+def test_tournament_hooks_play_repetition_endings_as_the_env_does():
+    """G10a through the tournament's hook loop and through ``env()``: the same moves, rewards
+    and results, in deals that end by repetition and by play."""
+    endings = set()
+    for seed in (10, 16, 0, 1):
+        fast = _heuristic_game(True, seed)
+        assert fast == _heuristic_game(False, seed)
+        endings.add(rules.ending(fast[2]))
+    assert endings == {"repetition", "play"}
+
+
+def test_heuristics_end_most_two_player_deals_by_play():
+    """Rule 4 at work: with G10a off, two heuristics repeat one endgame cycle until the turn cap
+    in most of these deals (and without rule 4, G10a would end 80% of them); with it the side
+    the tie-break would make the swineherd breaks most cycles."""
+    from experiments.endings import kiauliaganys_endings
+
+    before, after = kiauliaganys_endings([2], deals=10)
+    assert before["cap_share"] >= 0.5  # repetition=None: the old behaviour, to the cap
+    assert after["cap_share"] == 0 and after["repetition_share"] <= 0.3
+    assert after["median_turns"] < 100

@@ -34,9 +34,9 @@ def test_docstring_tables_are_the_generated_ones():
 @pytest.mark.parametrize(
     ("num_players", "deck", "obs_size", "actions"),
     [
-        (4, "52", 411, 107),
-        (2, "36", 3 * 36 + 11 + 18 + 72, 75),
-        (6, "54", 162 + 11 + 54 + 324, 117),
+        (4, "52", 412, 107),
+        (2, "36", 3 * 36 + 12 + 18 + 72, 75),
+        (6, "54", 162 + 12 + 54 + 324, 117),
     ],
 )
 def test_sizes_are_fixed_by_player_count_and_deck(num_players, deck, obs_size, actions):

@@ -57,3 +57,23 @@ def test_sample_state_is_consistent_with_the_view(num_players, deck):
             legal = list(env.legal_moves(env.agent_selection))
             env.step(legal[rng.integers(len(legal))])
     assert differ > 0
+
+
+def test_sample_state_keeps_the_repetition_count_of_the_current_position():
+    """G10a in a determinized state: the observer's view (count included) is unchanged, and a
+    simulation that comes round to the current position again ends the deal when the env does."""
+    from tests.kiauliaganys.helpers import do
+    from tests.kiauliaganys.test_rules import CYCLE, _cycle_env
+
+    env = _cycle_env(mover=0, other_extra="7C 7D")
+    do(env, *CYCLE)
+    view = env.view("player_0")
+    assert view.repetitions == 2
+    sampled = rules.sample_state(view, np.random.default_rng(0))
+    assert rules.view(sampled, 0) == view
+    for text in CYCLE:
+        for state in (env.game_state, sampled):
+            rules.apply(state, rules.parse_move(text))
+    assert (
+        sampled.repeated and env.game_state.repeated and sampled.turns == env.game_state.turns == 13
+    )

@@ -12,6 +12,7 @@ from tests.kiauliaganys.helpers import (
     EXHAUST36_OPENING,
     PAIRS54_OPENING,
     do,
+    endgame,
     exhaust36,
     exhaust52,
     fund,
@@ -383,6 +384,7 @@ def test_G10_cap_most_cards_lose_ties_from_the_next_mover_clockwise():
         "capped": True,
         "turns": 3,
         "caught_by_tail": None,
+        "repetition": False,
     }
     assert env.rewards["player_0"] == -1.0
     assert env.rewards["player_2"] == pytest.approx(1 / 3)
@@ -403,6 +405,133 @@ def test_G10_max_cycles_truncates_independently():
         if any(env.truncations.values()):
             break
     assert all(env.truncations.values()) and env._num_steps == 8
+
+
+# ---------------------------------------------------------------------------------- G10a
+#: six turns that bring the hand-built position of :func:`_cycle_env` back to itself: the mover
+#: plays 9H and drags KS, the other takes KS, the mover takes 9H, the other plays 10H and drags KS,
+#: the mover takes KS, the other takes 10H
+CYCLE = ("play 9H", "drag KS", "take", "take", "play 10H", "drag KS", "take", "take")
+
+
+def _cycle_env(mover: int, other_extra: str = "", **kwargs) -> kiauliaganys_v0.raw_env:
+    """Two players, no face-down cards. ``mover`` holds 9H KS 8C, the other 6C 10H (plus
+    ``other_extra``) below a fund ending 7H 10H; the other is to act and takes 10H, which makes
+    the position P (``mover`` to play onto 7H) that :data:`CYCLE` repeats."""
+    other = 1 - mover
+    hands = ["", ""]
+    hands[mover] = "9H KS 8C"
+    hands[other] = ("6C " + other_extra).strip()
+    env = endgame(hands, ["7H", "10H"], to_act=other, **kwargs)
+    do(env, "take")  # P, first occurrence
+    return env
+
+
+def test_G10a_a_position_occurring_the_third_time_ends_the_deal():
+    env = _cycle_env(mover=0, other_extra="7C 7D")
+    assert env.game_state.repeats == 1 and env.view("player_1").repetitions == 1
+    do(env, *CYCLE)  # P again: 7 turns
+    assert env.game_state.repeats == 2 and env.game_state.turns == 7
+    assert not any(env.terminations.values())
+    # the count is public (G10a): both players see it, in the view and the observation
+    for agent in ("player_0", "player_1"):
+        assert env.view(agent).repetitions == 2
+        assert decoded(env, agent)["repetition"].tolist() == pytest.approx([2 / 3])
+    do(env, *CYCLE[:-1])
+    assert not any(env.terminations.values())
+    do(env, "take")  # the third occurrence of P
+    result = env.infos["player_0"]["result"]
+    # the player holding the most cards is the swineherd: player_1 (4 cards to 3) although
+    # player_0 is to move
+    assert result == {
+        "loser": "player_1",
+        "years": 4,
+        "piglets": 10,
+        "capped": False,
+        "turns": 13,
+        "caught_by_tail": None,
+        "repetition": True,
+    }
+    assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert rules.ending(result) == "repetition"
+
+
+def test_G10a_most_cards_ties_go_to_the_first_clockwise_from_the_player_to_move():
+    env = _cycle_env(mover=1, other_extra="7C")  # P: player_1 to move, 3 cards each
+    do(env, *CYCLE, *CYCLE)
+    result = env.infos["player_0"]["result"]
+    assert result["repetition"] and result["loser"] == "player_1" and result["years"] == 3
+    assert rules.tie_break_loser([2, 2, 1], 1) == 1
+    assert rules.tie_break_loser([2, 1, 2], 1) == 2
+    assert rules.tie_break_loser([3, 1, 2], 1) == 0
+
+
+def test_G10a_option_repetition_2_ends_at_the_second_occurrence():
+    env = _cycle_env(mover=0, repetition=2)
+    do(env, *CYCLE)
+    result = env.infos["player_0"]["result"]
+    assert result["repetition"] and result["turns"] == 7 and result["loser"] == "player_0"
+
+
+def test_G10a_repetition_none_lets_the_deal_run_on_to_the_cap():
+    env = _cycle_env(mover=0, repetition=None, max_turns=61)
+    do(env, *CYCLE * 9)  # P has occurred ten times
+    assert not any(env.terminations.values())
+    assert env.game_state.positions == {} and env.view("player_0").repetitions == 0
+    assert decoded(env, "player_0")["repetition"].tolist() == [0.0]
+    do(env, *CYCLE)
+    result = env.infos["player_0"]["result"]
+    assert result["capped"] and not result["repetition"] and result["turns"] == 61
+    assert rules.ending(result) == "cap"
+
+
+def test_G10a_when_the_cap_and_the_repetition_meet_the_cap_of_the_turn_before_wins():
+    env = _cycle_env(mover=0, max_turns=13)
+    do(env, *CYCLE, *CYCLE)
+    result = env.infos["player_0"]["result"]
+    assert result["capped"] and not result["repetition"] and result["turns"] == 13
+    env = _cycle_env(mover=0, max_turns=14)
+    do(env, *CYCLE, *CYCLE)
+    result = env.infos["player_0"]["result"]
+    assert result["repetition"] and not result["capped"] and result["turns"] == 13
+
+
+def test_G10a_positions_are_recorded_only_once_no_face_down_cards_remain():
+    env = new_env(exhaust36(), num_players=2, deck="36")
+    do(env, "search", "drag 6C")  # face-down cards remain: nothing recorded
+    assert env.game_state.positions == {} and env.view("player_1").repetitions == 0
+    do(env, "search")  # player_1 empties the table, no match: the same turn, G5
+    assert env.game_state.positions == {} and env.game_state.repeats == 0
+    do(env, "take")  # the first turn to start with the table empty
+    assert list(env.game_state.positions.values()) == [1] and env.game_state.repeats == 1
+
+
+def test_G10a_the_position_includes_the_fund_order_and_who_is_to_move():
+    env = _cycle_env(mover=0)
+    keys = set(env.game_state.positions)
+    do(env, *CYCLE[:2])  # same hands would not do: the fund differs
+    assert len(set(env.game_state.positions) - keys) == 1
+    base = rules.clone(env.game_state)
+    moved = rules.clone(base)
+    moved.to_act = 0
+    swapped = rules.clone(base)
+    swapped.fund[0], swapped.fund[1] = swapped.fund[1], swapped.fund[0]
+    key = rules.position_key(base)
+    assert rules.position_key(moved) != key and rules.position_key(swapped) != key
+    shuffled = rules.clone(base)
+    shuffled.hands[0].reverse()  # a hand is a set
+    assert rules.position_key(shuffled) == key
+
+
+@pytest.mark.parametrize("value", [0, 1, True, 2.5, "3", -3])
+def test_G10a_bad_repetition_values_are_refused_naming_the_option(value):
+    with pytest.raises(ValueError, match=r"repetition=.* must be None .* at least 2"):
+        kiauliaganys_v0.raw_env(repetition=value)
+
+
+def test_G10a_default_is_3():
+    assert kiauliaganys_v0.raw_env().config.repetition == 3
+    assert kiauliaganys_v0.raw_env(repetition=None).config.repetition is None
 
 
 # ---------------------------------------------------------------------------------- G11
@@ -495,6 +624,7 @@ def test_G14_outcome_fields_identical_for_all_agents():
         "capped": False,
         "turns": 28,
         "caught_by_tail": None,
+        "repetition": False,
     }
     assert env.infos["player_0"]["result"] == expected
     assert env.infos["player_1"]["result"] == expected
