@@ -155,7 +155,7 @@ def play(
         raise ValueError(f"--seat must be 0..{num_players - 1}")
     seats: dict[int, Any] = opponent_agents(game, seat, num_players, opponents, seed or 0)
     # Elgeta has no decisions: its only move is played for the human (a notice shows it).
-    seats[seat] = HumanAgent(_table_renderer(env), ask, say, auto_forced=game == "elgeta")
+    seats[seat] = HumanAgent(_table_renderer(env), ask, say, auto_forced=not entry.has_decisions)
     lineup = [seats[s] for s in range(num_players)]
     say(
         f"You are {env.possible_agents[seat]}. Opponents: "

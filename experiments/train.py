@@ -663,7 +663,10 @@ def evaluate_model(
         def make_agent(s: int):
             return registry.make(name, seed=s)
 
-    kwargs = {} if game == "kozel" else {"num_players": players}
+    from kiaule_env import get_game
+
+    fixed = len(get_game(game).player_counts) == 1  # Kozel: always four
+    kwargs = {} if fixed else {"num_players": players}
     results = []
     for opponent in opponents:
         opp = opponent if "/" in opponent else f"{game}/{opponent}"

@@ -211,7 +211,8 @@ def play_episode(
         for seat in seats:
             legal = legal_actions(state, seat)
             action = players[seat].act(LazyDecision(engine, state, seat, legal))
-            action = check_action(engine, state, seat, action, legal)
+            if type(action) is not int or action not in legal:
+                action = check_action(engine, state, seat, action, legal)
             actions.append(action)
             if record:
                 moves.append([f"player_{seat}", action, engine.action_text(state, seat, action)])
@@ -221,8 +222,8 @@ def play_episode(
         deltas = apply(state, actions_t)
         steps += len(seats)
         joint_steps += 1
-        for i, delta in enumerate(deltas):
-            if delta:
+        if any(deltas):
+            for i, delta in enumerate(deltas):
                 totals[i] += delta
         if observer is not None:
             observer.after(raw, seats, actions_t, engine.step_info(state))

@@ -1,4 +1,4 @@
-"""The Elgeta AEC env: thin glue between the rules engine and the encoders (DESIGN.md).
+"""The Elgeta AEC env: thin glue between the rules engine and the encoders (docs/ARCHITECTURE.md).
 
 One agent step is one player putting one card on the table (``play``, E3); a trick with n
 players still in takes n steps, plus n per tie-break round (E4).

@@ -50,12 +50,12 @@ class Engine:
         return rules.legal_moves(state) if seat == state.to_act else ()
 
     def apply(self, state: State, actions: Sequence[int]) -> Sequence[float]:
-        games = len(state.finished_games)
         deltas = rules.apply(state, actions[0])
-        state.step_info = (
-            {"game_result": state.finished_games[-1]} if len(state.finished_games) > games else None
-        )
-        return _NO_REWARD if deltas is None else deltas
+        if deltas is None:  # K15: rewards come only with the end of a game
+            state.step_info = None
+            return _NO_REWARD
+        state.step_info = {"game_result": state.finished_games[-1]}
+        return deltas
 
     def is_over(self, state: State) -> bool:
         return state.phase == PHASE_OVER
