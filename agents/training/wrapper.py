@@ -5,9 +5,10 @@ the learner's and share its policy, K1). Every other seat is played inside the w
 opponent drawn each episode from an :class:`~agents.training.pool.OpponentPool`. One Gymnasium
 step is one decision of the learner; the opponents' moves in between happen inside ``step``.
 
-Reward accounting (why not PettingZoo's interleaved all-seats wrapper, docs/ARCHITECTURE.md): after every
-env step the wrapper adds the learner's *own* reward (``env.rewards`` of its seat — for a team,
-the seats' common reward) to a pending sum, and pays the sum out at the learner's next decision
+Reward accounting (why not PettingZoo's interleaved all-seats wrapper: agents/training/README.md):
+after every env step the wrapper adds the learner's *own* reward (``env.rewards`` of its seat —
+for a team, the seats' common reward) to a pending sum, and pays the sum out at the learner's next
+decision
 or at the end of the episode. So the learner's return over an episode equals exactly its seat's
 total env reward, and no opponent outcome is ever credited to it. A reward that arrives before the
 learner's first decision is paid with its first step.

@@ -1,6 +1,7 @@
 """The pure rules engine of Kiauliaganys (Swineherd), RULES §2 (G1–G14, G10a).
 
-No reinforcement-learning code lives here (docs/ARCHITECTURE.md): the engine knows cards, seats and moves.
+No reinforcement-learning code lives here (``docs/ARCHITECTURE.md``): the engine knows cards,
+seats and moves.
 A deal is a :class:`State`; :func:`new_deal` lays it out, :func:`legal_moves` lists what the
 player to act may do, :func:`apply` makes one decision (G7a: every decision is one call, forced
 ones included), :func:`result` reports the outcome (G14) and :func:`view` gives exactly one
@@ -675,7 +676,8 @@ def ending(result: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------- view
 @dataclass(slots=True)
 class View:
-    """What player ``seat`` knows (docs/ARCHITECTURE.md): his hand and everything public, nothing else.
+    """What player ``seat`` knows (``docs/ARCHITECTURE.md``): his hand and everything public,
+    nothing else.
 
     A plain dataclass of tuples, built fresh for every call of :func:`view` (cheap: the env
     builds one per observation); treat it as read-only.
@@ -760,7 +762,7 @@ def view(state: State, seat: int) -> View:
 
 
 def sample_state(view: View, rng: np.random.Generator, tries: int = 100) -> State:
-    """A full state consistent with everything ``view.seat`` knows (determinization, docs/ARCHITECTURE.md).
+    """A full state consistent with everything ``view.seat`` knows (determinization).
 
     The cards he has not seen are dealt at random to the face-down table and to the other
     players' unseen cards, respecting what is public: a player's unseen cards hold no joker (a

@@ -1,4 +1,4 @@
-"""Kozel observation encoder and action codec (docs/ARCHITECTURE.md: encoders are objects with a layout).
+"""Kozel observation encoder and action codec (``docs/ARCHITECTURE.md``: encoders own a layout).
 
 The observation encodes a :class:`~kiaule_env.kozel.rules.View` (never the state), with the other
 players relative to the observer: ``me``, ``left`` (next clockwise, plays after me), ``partner``

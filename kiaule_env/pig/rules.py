@@ -553,7 +553,8 @@ def ending(result: Mapping[str, Any]) -> str:
 # ---------------------------------------------------------------------- views
 @dataclass(slots=True)
 class PigView:
-    """What one player knows (docs/ARCHITECTURE.md): his hand, his own passing memory, and everything public.
+    """What one player knows (``docs/ARCHITECTURE.md``):
+    his hand, his own passing memory, and everything public.
 
     Public: who is in, the dealer, the ranks in play, the phase, who touched (in order), the step
     counters, letters, stock and discard sizes. Private: ``hand`` and the counts/last cards he
