@@ -95,12 +95,13 @@ def load_records(out: str | Path) -> Iterator[tuple[list[int], Any]]:
     """
     from kiaule_env.core.records import GameRecord
 
-    with (Path(out) / GAMES_FILE).open() as f:
-        for line in f:
+    path = Path(out) / GAMES_FILE
+    with path.open() as f:
+        for number, line in enumerate(f, 1):
             if line.strip():
                 data = json.loads(line)
                 if "record" in data:
-                    yield data["key"], GameRecord(**data["record"])
+                    yield data["key"], GameRecord.from_dict(data["record"], f"{path}:{number}")
 
 
 def _parse_env_kwargs(items: list[str]) -> dict[str, Any]:

@@ -386,7 +386,7 @@ class LineCheck:
 
         raw = data["record"]
         try:
-            record = GameRecord(**raw)
+            record = GameRecord.from_dict(raw, "its record")
             if record.env_id != self.spec.env_id:
                 return f"its record is of {record.env_id!r}, not {self.spec.env_id!r}"
             episode = replay_episode(lambda **kw: self.spec.build_env(kw), record)

@@ -33,9 +33,12 @@ from pettingzoo.utils.env_logger import EnvLogger
 from kiaule_env.core.engine import Engine, check_action
 from kiaule_env.core.options import (
     CheckedKeywords,
+    NotResetError,
+    check_agent,
     check_max_cycles,
     check_option_keys,
     check_render_mode,
+    check_seed,
 )
 
 
@@ -91,6 +94,7 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        seed = check_seed(seed)
         checked = check_option_keys(options, self.option_keys)
         rng = self.np_random
         if seed is not None or rng is None:
@@ -129,8 +133,14 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         mask[list(self._legal)] = 1
         self._mask = mask
 
+    def _seat_of(self, agent: Any, what: str) -> int:
+        """The seat of ``agent`` for ``what``; refused before ``reset`` or for unknown names."""
+        if self.game_state is None:
+            raise NotResetError(what)
+        return check_agent(self.agent_name_mapping, agent)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
+        seat = self._seat_of(agent, "observe()")
         obs = self._obs_cache.get(seat)
         if obs is None:
             obs = self.engine.observe(self.game_state, seat)
@@ -139,8 +149,9 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         return {"observation": obs, "action_mask": mask.copy()}
 
     def legal_moves(self, agent: str) -> dict[int, str]:
-        """Every legal action of ``agent`` mapped to its move text (empty if not his turn)."""
-        seat = self.agent_name_mapping[agent]
+        """Every legal action of ``agent`` mapped to its move text (empty if not his turn, and
+        once the episode is over or truncated)."""
+        seat = self._seat_of(agent, "legal_moves()")
         if seat != self._seat:
             return {}
         text = self.engine.action_text
@@ -148,9 +159,19 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
 
     def view(self, agent: str) -> Any:
         """The information set of ``agent``: the game's ``View`` (what an agent may read)."""
-        return self.engine.view(self.game_state, self.agent_name_mapping[agent])
+        return self.engine.view(self.game_state, self._seat_of(agent, "view()"))
+
+    def last(self, observe: bool = True) -> tuple:
+        if self.game_state is None:
+            raise NotResetError("last()")
+        return super().last(observe)
 
     def step(self, action: Any) -> None:
+        if self.game_state is None:
+            raise NotResetError("step()")
+        if not self.agents:  # as OrderEnforcingWrapper (env()) does: a warning, nothing else
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -178,6 +199,7 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         elif self.step_limit is not None and self._num_steps >= self.step_limit:
             for a in self.agents:
                 self.truncations[a] = True
+            self._legal, self._mask = (), self._zero_mask  # nobody acts any more
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -186,9 +208,10 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         """Raise ``AssertionError`` describing any broken engine or env invariant."""
         self.engine.check_invariants(self.game_state)
         seats = self.engine.to_act(self.game_state)
-        if seats:
-            assert self.agent_selection == self.possible_agents[seats[0]], "stale agent_selection"
-            assert list(self._legal), "the agent to act has no legal move"
+        if seats and self.agent_selection != self.possible_agents[seats[0]]:
+            raise AssertionError("stale agent_selection")
+        if seats and not list(self._legal):
+            raise AssertionError("the agent to act has no legal move")
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -196,6 +219,8 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
 
             warn("You are calling render method without specifying any render mode.")
             return None
+        if self.game_state is None:
+            raise NotResetError("render()")
         text = self._render_table()
         if self.render_mode == "human":
             print(text)  # noqa: T201 - 'human' mode prints by definition
@@ -230,7 +255,8 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
     attribute through ``__getattr__``, which cost more than half of a Kozel step; this class does
     the three checks in one ``step`` and reads the hot attributes through properties:
 
-    * an action outside the action space fails an assertion (``AssertOutOfBoundsWrapper``);
+    * an action outside the action space, or a bool, raises ``ValueError`` (PettingZoo's
+      ``AssertOutOfBoundsWrapper`` asserts, which ``python -O`` would skip);
     * an illegal action (mask 0) ends the episode for everyone: the offender gets
       ``illegal_reward``, the others 0, and a warning is logged (``TerminateIllegalWrapper``);
     * calls before ``reset`` and steps after the end are refused or warned about
@@ -264,9 +290,11 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         raw = self.env.unwrapped
         agent = raw.agent_selection
         done = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and done) or self.env.action_space(agent).contains(action), (
-            "action is not in action space"
-        )
+        if not ((action is None and done) or _in_space(self.env.action_space(agent), action)):
+            n = self.env.action_space(agent).n
+            raise ValueError(
+                f"{agent}: action must be an integer index into Discrete({n}), got {action!r}"
+            )
         self._has_updated = True
         if done:
             if self._terminated_by_illegal:
@@ -295,11 +323,18 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         return str(self.env)
 
 
+def _in_space(space: spaces.Discrete, action: Any) -> bool:
+    """``action`` is an integer (not a bool) of the Discrete space."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return False
+    return bool(space.contains(action))
+
+
 def wrap_classic(raw: AECEnv) -> AECEnv:
     """PettingZoo's classic convention for ``env()`` (like ``texas_holdem_v4.env``).
 
     An illegal action ends the episode with reward −1 for the offender and 0 for the others, an
-    index outside the space fails an assertion, and calls out of order raise; see
+    index outside the space raises ``ValueError``, and calls out of order raise; see
     :class:`ClassicWrapper`.
     """
     return ClassicWrapper(raw, illegal_reward=-1)

@@ -131,3 +131,27 @@ def check_keywords(cls: type, kwargs: Mapping[str, Any]) -> None:
             f"unknown keyword(s) {', '.join(map(repr, unknown))} for {cls.__name__}; "
             f"allowed: {', '.join(allowed)}"
         )
+
+
+def check_seed(seed: Any) -> int | None:
+    """Return ``seed`` if it is ``None`` or a non-negative integer (a bool is not a seed)."""
+    if seed is not None and (
+        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return None if seed is None else int(seed)
+
+
+class NotResetError(RuntimeError):
+    """An env was used before its first ``reset()``."""
+
+    def __init__(self, what: str):
+        super().__init__(f"{what} called before reset(); call env.reset(seed=...) first")
+
+
+def check_agent(mapping: Mapping[str, int], agent: Any) -> int:
+    """The seat of ``agent``; a ``ValueError`` naming the agents otherwise."""
+    seat = mapping.get(agent) if isinstance(agent, str) else None
+    if seat is None:
+        raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(mapping)}")
+    return seat

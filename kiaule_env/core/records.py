@@ -30,11 +30,22 @@ class GameRecord:
         return json.dumps(asdict(self), indent=1, default=_jsonable)
 
     @classmethod
-    def from_json(cls, text: str) -> GameRecord:
-        data = json.loads(text)
-        missing = {"env_id", "env_kwargs", "seed", "options", "moves"} - set(data)
-        if missing:
-            raise ValueError(f"not a game record: missing {', '.join(sorted(missing))}")
+    def from_json(cls, text: str, where: str = "game record") -> GameRecord:
+        """Parse and check a record; ``ValueError`` naming ``where`` and what is wrong."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not JSON ({exc})") from None
+        return cls.from_dict(data, where)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "game record") -> GameRecord:
+        """A record from its JSON object, every field checked (``ValueError`` naming it)."""
+        if not isinstance(data, dict):
+            raise ValueError(f"{where}: a game record is a JSON object, got {type(data).__name__}")
+        problem = _record_problem(data)
+        if problem:
+            raise ValueError(f"{where}: not a game record: {problem}")
         return cls(**data)
 
     def save(self, path: str | Path) -> None:
@@ -42,7 +53,53 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
-        return cls.from_json(Path(path).read_text())
+        try:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: cannot read a game record ({exc})") from None
+        return cls.from_json(text, where=str(path))
+
+
+_FIELDS = {"env_id", "env_kwargs", "seed", "options", "moves", "result"}
+
+
+def _record_problem(data: dict[str, Any]) -> str | None:
+    """What is wrong with a record's JSON object, or None."""
+    missing = _FIELDS - {"result"} - set(data)
+    if missing:
+        return f"missing {', '.join(sorted(missing))}"
+    extra = set(data) - _FIELDS
+    if extra:
+        known = ", ".join(sorted(_FIELDS))
+        return f"unknown field(s) {', '.join(sorted(extra))}; a record has {known}"
+    checks = (
+        (isinstance(data["env_id"], str), "'env_id' must be a string"),
+        (isinstance(data["env_kwargs"], dict), "'env_kwargs' must be an object"),
+        (data["seed"] is None or _is_int(data["seed"]), "'seed' must be an integer or null"),
+        (isinstance(data["options"], dict), "'options' must be an object"),
+        (isinstance(data["moves"], list), "'moves' must be a list of [agent, action, text]"),
+        (
+            data.get("result") is None or isinstance(data["result"], dict),
+            "'result' must be an object or null",
+        ),
+    )
+    for ok, message in checks:
+        if not ok:
+            return message
+    for i, move in enumerate(data["moves"]):
+        if not (
+            isinstance(move, list)
+            and len(move) == 3
+            and isinstance(move[0], str)
+            and _is_int(move[1])
+            and isinstance(move[2], str)
+        ):
+            return f"move {i} is {move!r}, not [agent, action, text]"
+    return None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _jsonable(value: Any) -> Any:
@@ -138,9 +195,13 @@ def replay(
 
 def replay_episode(make_env: Callable[..., Any], record: GameRecord, observer: Any = None) -> Any:
     """:func:`replay`, returning the whole :class:`~kiaule_env.core.play.Episode` (rewards)."""
+    from kiaule_env import game_of_env
     from kiaule_env.core.play import play_episode
 
     env = make_env(**record.env_kwargs)
+    game = game_of_env(env)
+    if game is not None and game.env_id != record.env_id:
+        raise ReplayMismatch(f"the record is of {record.env_id!r}, this env is {game.env_id!r}")
     moves = _RecordedMoves(record.moves)
     players = [moves] * len(env.possible_agents)
     episode = play_episode(env, players, record.seed, record.options or None, observer=observer)

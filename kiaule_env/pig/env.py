@@ -21,14 +21,18 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector
+from pettingzoo.utils.env_logger import EnvLogger
 
 from kiaule_env.cards import RANKS
 from kiaule_env.core.engine import check_action
 from kiaule_env.core.options import (
     CheckedKeywords,
+    NotResetError,
+    check_agent,
     check_max_cycles,
     check_option_keys,
     check_render_mode,
+    check_seed,
 )
 from kiaule_env.pig import rules
 from kiaule_env.pig.engine import Engine
@@ -109,6 +113,7 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict]]:
+        seed = check_seed(seed)
         checked = check_option_keys(options, self.engine.option_keys)
         rng = self.np_random
         if seed is not None or rng is None:
@@ -125,7 +130,9 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         state = self.game_state
-        if state is None or not self.agents:
+        if state is None:
+            raise NotResetError("step()")
+        if not self.agents:
             raise ValueError("step() called on a finished episode; call reset() first")
         joint = self._check_actions(actions)
         deltas = self.engine.apply(state, joint)
@@ -170,9 +177,15 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
             joint.append(self.check_action(agent, actions[agent]))
         return joint
 
+    def _seat_of(self, agent: Any, what: str) -> int:
+        """The seat of ``agent`` for ``what``; refused before ``reset`` or for unknown names."""
+        if self.game_state is None:
+            raise NotResetError(what)
+        return check_agent(self.agent_name_mapping, agent)
+
     def check_action(self, agent: str, action: Any) -> int:
         """``agent``'s ``action`` as an int; ``ValueError`` naming it and the legal ones."""
-        seat = self.agent_name_mapping[agent]
+        seat = self._seat_of(agent, "step()")
         return check_action(self.engine, self.game_state, seat, action, self._legal.get(seat, ()))
 
     def _refresh_legal(self) -> None:
@@ -202,16 +215,17 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
     # ------------------------------------------------------------------ extras
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The current observation and mask of ``agent`` (as the last reset/step returned it)."""
+        self._seat_of(agent, "observe()")
         return self._observe(agent)
 
     def legal_moves(self, agent: str) -> dict[int, str]:
         """Every legal action of ``agent`` this step mapped to its move text (RULES §0)."""
-        legal = self._legal.get(self.agent_name_mapping[agent], ())
+        legal = self._legal.get(self._seat_of(agent, "legal_moves()"), ())
         return {a: self.actions.texts[a] for a in legal}
 
     def view(self, agent: str) -> rules.PigView:
         """What ``agent`` knows (his information set) as plain data."""
-        return self.engine.view(self.game_state, self.agent_name_mapping[agent])
+        return self.engine.view(self.game_state, self._seat_of(agent, "view()"))
 
     def load_state(self, state: rules.State) -> None:
         """Replace the engine state (tests, search agents) and recompute the legal actions."""
@@ -223,12 +237,13 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         state = self.game_state
         rules.check_invariants(state)
         if state.phase != rules.OVER and self.agents:
-            assert self.agents == [self.possible_agents[s] for s in state.seats_in], (
-                f"agents {self.agents} differ from the players in {state.seats_in}"
-            )
+            if self.agents != [self.possible_agents[s] for s in state.seats_in]:
+                raise AssertionError(
+                    f"agents {self.agents} differ from the players in {state.seats_in}"
+                )
             for agent in self.agents:
-                seat = self.agent_name_mapping[agent]
-                assert self._legal[seat], f"{agent} has no legal move"
+                if not self._legal[self.agent_name_mapping[agent]]:
+                    raise AssertionError(f"{agent} has no legal move")
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -236,6 +251,8 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
 
             warn("You are calling render method without specifying any render mode.")
             return None
+        if self.game_state is None:
+            raise NotResetError("render()")
         text = render_table(self.game_state)
         if self.render_mode == "human":
             print(text)  # noqa: T201 - 'human' mode prints by definition
@@ -338,10 +355,26 @@ class PigAECEnv(AECEnv):
         self._skip_agent_selection = None
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation of the current simultaneous step; its mask is non-zero while
+        the agent has a move to make in that step (also before its turn in the AEC order), as
+        ``legal_moves`` says."""
+        if self.game_state is None:
+            raise NotResetError("observe()")
+        check_agent(self.agent_name_mapping, agent)
         obs = self._observations[agent]
         return {"observation": obs["observation"], "action_mask": obs["action_mask"].copy()}
 
+    def last(self, observe: bool = True) -> tuple:
+        if self.game_state is None:
+            raise NotResetError("last()")
+        return super().last(observe)
+
     def step(self, action: Any) -> None:
+        if self.game_state is None:
+            raise NotResetError("step()")
+        if not self.agents:  # as OrderEnforcingWrapper (env()) does: a warning, nothing else
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -369,8 +402,12 @@ class PigAECEnv(AECEnv):
         self._deads_step_first()  # the parallel env renders in "human" mode
 
     def legal_moves(self, agent: str) -> dict[int, str]:
-        """Legal actions of ``agent`` with their texts; empty unless it is his decision."""
-        if agent != self.agent_selection or self.terminations.get(agent, True):
+        """Legal actions of ``agent`` in the current simultaneous step with their texts: the
+        moves its observation's mask allows (empty once it is out, or the episode is over)."""
+        if self.game_state is None:
+            raise NotResetError("legal_moves()")
+        check_agent(self.agent_name_mapping, agent)
+        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
             return {}
         return self.parallel.legal_moves(agent)
 
