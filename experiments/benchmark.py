@@ -73,10 +73,36 @@ SPEED_GAMES = 10000
 
 
 def _work_dir(work: Path, config: TournamentConfig) -> Path:
+    """The cache folder of a tournament: its settings and the code that plays it.
+
+    Results in the folder are resumed, so its name also covers the game's package, its agents
+    and zoo models: a changed rule or model gets a fresh folder instead of stale results.
+    """
     digest = hashlib.sha1(
         json.dumps([config.identity(), config.records], sort_keys=True).encode()
-    ).hexdigest()
-    return work / f"{config.game}-{digest[:10]}"
+    )
+    digest.update(_code_fingerprint(config.game).encode())
+    return work / f"{config.game}-{digest.hexdigest()[:10]}"
+
+
+def _code_fingerprint(game: str) -> str:
+    """A digest of the files that decide a game's results: its package, its public module,
+    the agent modules and its zoo models."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(
+        [
+            *(root / "kiaule_env" / game).glob("*.py"),
+            root / "kiaule_env" / f"{game}_v0.py",
+            *(root / "agents").glob("*.py"),
+            *(root / "agents" / "zoo").glob(f"{game}*.zip"),
+        ]
+    )
+    digest = hashlib.sha1()
+    for path in files:
+        if path.is_file():
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 @dataclass

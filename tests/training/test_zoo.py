@@ -14,23 +14,7 @@ from tests.training.conftest import require_env
 
 ZOO = {(g, n): f for g in GAMES for n, f in zoo_models(g).items()}
 
-#: zoo models that predate their game's current observation and await retraining: strict, so
-#: the retrained model (which passes) makes the mark fail until it is removed
-STALE = {
-    ("kiauliaganys", 4): "issue #13: G10a added the repetition count to the observation "
-    "(411 -> 412); the lead retrains kiauliaganys/ppo after merging",
-}
-
-
-@pytest.mark.parametrize(
-    ("game", "players"),
-    [
-        pytest.param(*key, marks=pytest.mark.xfail(reason=STALE[key], strict=True))
-        if key in STALE
-        else key
-        for key in sorted(ZOO)
-    ],
-)
+@pytest.mark.parametrize(("game", "players"), sorted(ZOO))
 def test_zoo_model_loads_by_name_and_beats_random(game, players):
     require_env(game)
     path = ZOO_DIR / ZOO[game, players]
