@@ -27,7 +27,8 @@ Conventions:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from types import ModuleType
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -143,3 +144,36 @@ def check_action(engine: Engine, state: Any, seat: int, action: Any, legal: Sequ
             what = f"action {action} is outside Discrete({n})"
         raise ValueError(f"{agent}: {what}; legal moves: {legal_text(engine, state, seat)}")
     return action
+
+
+class RulesEngine:
+    """Shared part of the four engines: the contract's methods that only delegate to the game's
+    rules module (``rules``: ``result``, ``ending``, ``view``, ``clone``, ``check_invariants``)
+    and to its encoder. A game's ``Engine`` subclasses it and adds what is its own."""
+
+    #: the game's rules module (``kiaule_env.<game>.rules``)
+    rules: ClassVar[ModuleType]
+    encoder: ObservationEncoder
+
+    def result(self, state: Any) -> dict[str, Any]:
+        return self.rules.result(state)
+
+    @classmethod
+    def ending(cls, result: Mapping[str, Any]) -> str:
+        """How an episode with this result ended (the game's ``rules.ending``)."""
+        return cls.rules.ending(result)
+
+    def step_info(self, state: Any) -> dict[str, Any] | None:
+        return state.step_info
+
+    def view(self, state: Any, seat: int) -> Any:
+        return self.rules.view(state, seat)
+
+    def observe(self, state: Any, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.rules.view(state, seat))
+
+    def clone(self, state: Any) -> Any:
+        return self.rules.clone(state)
+
+    def check_invariants(self, state: Any) -> None:
+        self.rules.check_invariants(state)

@@ -13,17 +13,19 @@ from typing import Any
 import numpy as np
 
 from kiaule_env.cards import CARD_TEXTS
+from kiaule_env.core.engine import RulesEngine
 from kiaule_env.elgeta import rules
 from kiaule_env.elgeta.encoding import PLAY_ACTION, ActionCodec, ObservationEncoder
-from kiaule_env.elgeta.rules import NOBODY, Config, State, View
+from kiaule_env.elgeta.rules import NOBODY, Config, State
 
 #: the legal actions whenever someone is to act: only ``play`` (E3)
 _LEGAL: tuple[int, ...] = (PLAY_ACTION,)
 
 
-class Engine:
+class Engine(RulesEngine):
     """Elgeta for one :class:`~kiaule_env.elgeta.rules.Config` (keywords as the env's)."""
 
+    rules = rules
     simultaneous = False
     #: ``piles``: a stacked deal (RULES §0, E2)
     option_keys = frozenset({"piles"})
@@ -74,30 +76,16 @@ class Engine:
             "cards": list(outcome.cards),
         }
 
-    #: how a finished episode ended, from its result: ``"play"`` or the rule that ended it
-    ending = staticmethod(rules.ending)
-
     def step_info(self, state: State) -> dict[str, Any] | None:
         return None
 
     # ------------------------------------------------------------------ information
-    def view(self, state: State, seat: int) -> View:
-        return rules.view(state, seat)
-
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        return self.encoder.encode(rules.view(state, seat))
-
-    def clone(self, state: State) -> State:
-        return rules.clone(state)
 
     def action_text(self, state: State, seat: int, action: int) -> str:
         return self.codec.text(action)
 
     def parse_action(self, state: State, seat: int, text: str) -> int:
         return self.codec.parse(text)
-
-    def check_invariants(self, state: State) -> None:
-        rules.check_invariants(state)
 
     def render(self, state: State) -> str:
         from kiaule_env.elgeta.env import render_table

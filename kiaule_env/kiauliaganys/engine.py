@@ -14,18 +14,20 @@ from typing import Any
 
 import numpy as np
 
+from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kiauliaganys import rules
 from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder
-from kiaule_env.kiauliaganys.rules import OVER, Config, State, View
+from kiaule_env.kiauliaganys.rules import OVER, Config, State
 
 #: stacked decks a tournament deal gives a match (later deals are shuffled from the seed)
 MATCH_DECKS = 16
 
 
-class Engine:
+class Engine(RulesEngine):
     """Kiauliaganys for one :class:`~kiaule_env.kiauliaganys.rules.Config`."""
 
+    rules = rules
     simultaneous = False
     option_keys = frozenset({"deck", "decks"})
 
@@ -79,24 +81,7 @@ class Engine:
     def is_over(self, state: State) -> bool:
         return state.phase == OVER
 
-    def result(self, state: State) -> dict[str, Any]:
-        return rules.result(state)
-
-    #: how a finished episode ended, from its result: ``"play"`` or the rule that ended it
-    ending = staticmethod(rules.ending)
-
-    def step_info(self, state: State) -> dict[str, Any] | None:
-        return state.step_info
-
     # ------------------------------------------------------------------ information
-    def view(self, state: State, seat: int) -> View:
-        return rules.view(state, seat)
-
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        return self.encoder.encode(rules.view(state, seat))
-
-    def clone(self, state: State) -> State:
-        return rules.clone(state)
 
     def action_text(self, state: State, seat: int, action: int) -> str:
         return self.codec.texts[action]
@@ -106,9 +91,6 @@ class Engine:
         if move not in self.codec.index_of:
             raise ValueError(f"{text!r} is not a move of this deck")
         return self.codec.index_of[move]
-
-    def check_invariants(self, state: State) -> None:
-        rules.check_invariants(state)
 
     def render(self, state: State) -> str:
         from kiaule_env.kiauliaganys.env import render_table

@@ -11,19 +11,21 @@ from typing import Any
 
 import numpy as np
 
+from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kozel import rules
 from kiaule_env.kozel.encoding import CODEC, ENCODER, ActionCodec, ObservationEncoder
-from kiaule_env.kozel.rules import DECK, NUM_PLAYERS, PHASE_OVER, Config, State, View
+from kiaule_env.kozel.rules import DECK, NUM_PLAYERS, PHASE_OVER, Config, State
 
 #: stacked decks a tournament deal gives a series (later games are shuffled from the seed)
 SERIES_DECKS = 16
 _NO_REWARD = (0.0,) * NUM_PLAYERS
 
 
-class Engine:
+class Engine(RulesEngine):
     """Kozel for one :class:`~kiaule_env.kozel.rules.Config` (keywords as the env's)."""
 
+    rules = rules
     simultaneous = False
     option_keys = frozenset({"deck", "decks"})
     num_players = NUM_PLAYERS
@@ -60,24 +62,10 @@ class Engine:
     def is_over(self, state: State) -> bool:
         return state.phase == PHASE_OVER
 
-    def result(self, state: State) -> dict[str, Any]:
-        return rules.result(state)
-
-    #: how a finished episode ended, from its result: ``"play"`` or the rule that ended it
-    ending = staticmethod(rules.ending)
-
-    def step_info(self, state: State) -> dict[str, Any] | None:
-        return state.step_info
-
     # ------------------------------------------------------------------ information
-    def view(self, state: State, seat: int) -> View:
-        return rules.view(state, seat)
 
     def observe(self, state: State, seat: int) -> np.ndarray:
         return ENCODER.encode(rules.view(state, seat))
-
-    def clone(self, state: State) -> State:
-        return rules.clone(state)
 
     def action_text(self, state: State, seat: int, action: int) -> str:
         return CODEC.text(state.hands[seat], action)
@@ -86,9 +74,6 @@ class Engine:
         if seat != state.to_act:
             raise ValueError(f"player_{seat} is not to act")
         return rules.parse_move(state, text)
-
-    def check_invariants(self, state: State) -> None:
-        rules.check_invariants(state)
 
     def render(self, state: State) -> str:
         from kiaule_env.kozel.env import render_table

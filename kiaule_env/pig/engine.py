@@ -14,15 +14,17 @@ from typing import Any
 
 import numpy as np
 
+from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.options import shuffled_texts
 from kiaule_env.pig import rules
 from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder
-from kiaule_env.pig.rules import OVER, WAIT, Config, PigView, State
+from kiaule_env.pig.rules import OVER, WAIT, Config, State
 
 
-class Engine:
+class Engine(RulesEngine):
     """Pig for one :class:`~kiaule_env.pig.rules.Config` (keywords as the env's)."""
 
+    rules = rules
     simultaneous = True
     option_keys = frozenset({"deck", "decks"})
 
@@ -79,33 +81,13 @@ class Engine:
     def is_over(self, state: State) -> bool:
         return state.phase == OVER
 
-    def result(self, state: State) -> dict[str, Any]:
-        return rules.result(state)
-
-    #: how a finished episode ended, from its result: ``"play"`` or the rule that ended it
-    ending = staticmethod(rules.ending)
-
-    def step_info(self, state: State) -> dict[str, Any] | None:
-        return state.step_info
-
     # ------------------------------------------------------------------ information
-    def view(self, state: State, seat: int) -> PigView:
-        return rules.view(state, seat)
-
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        return self.encoder.encode(rules.view(state, seat))
-
-    def clone(self, state: State) -> State:
-        return rules.clone(state)
 
     def action_text(self, state: State, seat: int, action: int) -> str:
         return self.codec.texts[action]
 
     def parse_action(self, state: State, seat: int, text: str) -> int:
         return self.codec.parse(text)
-
-    def check_invariants(self, state: State) -> None:
-        rules.check_invariants(state)
 
     def render(self, state: State) -> str:
         from kiaule_env.pig.env import render_table
