@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiaule_env.core.layout import ObservationLayout, Slice, action_table
+from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
 from kiaule_env.elgeta.rules import PLAY, Config, View
 
 NUM_ACTIONS = 1
@@ -166,3 +167,19 @@ class ActionCodec:
 
     def markdown_table(self) -> str:
         return actions_markdown()
+
+
+def state_encoder(config: Config) -> StateEncoder:
+    """The global state encoder (:mod:`kiaule_env.core.state`): every seat's observation, then
+    each seat's pile in its face-down order (E2, E3), top first."""
+    deck = config.deck_cards
+
+    def pile(seat: int) -> HiddenSlice:
+        return HiddenSlice(
+            order_slice(f"pile_{seat}", deck, f"the pile of `player_{seat}`, top first (E3)"),
+            lambda state: order_values(state.piles[seat], deck),
+        )
+
+    return StateEncoder(
+        config.num_players, build_layout(config), [pile(s) for s in range(config.num_players)]
+    )

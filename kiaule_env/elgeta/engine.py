@@ -14,7 +14,12 @@ import numpy as np
 
 from kiaule_env.cards import CARD_TEXTS
 from kiaule_env.elgeta import rules
-from kiaule_env.elgeta.encoding import PLAY_ACTION, ActionCodec, ObservationEncoder
+from kiaule_env.elgeta.encoding import (
+    PLAY_ACTION,
+    ActionCodec,
+    ObservationEncoder,
+    state_encoder,
+)
 from kiaule_env.elgeta.rules import NOBODY, Config, State, View
 
 #: the legal actions whenever someone is to act: only ``play`` (E3)
@@ -33,6 +38,8 @@ class Engine:
         self.num_players = self.config.num_players
         self.encoder = ObservationEncoder(self.config)
         self.codec = ActionCodec(self.config)
+        self.state_encoder = state_encoder(self.config)
+        self.state_layout = self.state_encoder.layout
         self.num_actions = self.codec.num_actions
         self._no_reward = (0.0,) * self.num_players
 
@@ -83,6 +90,10 @@ class Engine:
     # ------------------------------------------------------------------ information
     def view(self, state: State, seat: int) -> View:
         return rules.view(state, seat)
+
+    def encode_state(self, state: State) -> np.ndarray:
+        """The global state vector (:mod:`kiaule_env.core.state`, layout ``state_layout``)."""
+        return self.state_encoder.encode(state, self.to_act(state), self.observe)
 
     def observe(self, state: State, seat: int) -> np.ndarray:
         return self.encoder.encode(rules.view(state, seat))

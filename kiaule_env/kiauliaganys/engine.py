@@ -16,7 +16,7 @@ import numpy as np
 
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kiauliaganys import rules
-from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder
+from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.kiauliaganys.rules import OVER, Config, State, View
 
 #: stacked decks a tournament deal gives a match (later deals are shuffled from the seed)
@@ -34,6 +34,8 @@ class Engine:
         self.num_players = self.config.num_players
         self.encoder = ObservationEncoder(self.config)
         self.codec = ActionCodec(self.config)
+        self.state_encoder = state_encoder(self.config)
+        self.state_layout = self.state_encoder.layout
         self.num_actions = self.codec.num_actions
         self._no_reward = (0.0,) * self.num_players
 
@@ -91,6 +93,10 @@ class Engine:
     # ------------------------------------------------------------------ information
     def view(self, state: State, seat: int) -> View:
         return rules.view(state, seat)
+
+    def encode_state(self, state: State) -> np.ndarray:
+        """The global state vector (:mod:`kiaule_env.core.state`, layout ``state_layout``)."""
+        return self.state_encoder.encode(state, self.to_act(state), self.observe)
 
     def observe(self, state: State, seat: int) -> np.ndarray:
         return self.encoder.encode(rules.view(state, seat))

@@ -13,7 +13,7 @@ import numpy as np
 
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kozel import rules
-from kiaule_env.kozel.encoding import CODEC, ENCODER, ActionCodec, ObservationEncoder
+from kiaule_env.kozel.encoding import CODEC, ENCODER, ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.kozel.rules import DECK, NUM_PLAYERS, PHASE_OVER, Config, State, View
 
 #: stacked decks a tournament deal gives a series (later games are shuffled from the seed)
@@ -33,6 +33,8 @@ class Engine:
         self.encoder: ObservationEncoder = ENCODER
         self.codec: ActionCodec = CODEC
         self.num_actions = CODEC.num_actions
+        self.state_encoder = state_encoder(self.config)
+        self.state_layout = self.state_encoder.layout
 
     # ------------------------------------------------------------------ episode
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
@@ -72,6 +74,10 @@ class Engine:
     # ------------------------------------------------------------------ information
     def view(self, state: State, seat: int) -> View:
         return rules.view(state, seat)
+
+    def encode_state(self, state: State) -> np.ndarray:
+        """The global state vector (:mod:`kiaule_env.core.state`, layout ``state_layout``)."""
+        return self.state_encoder.encode(state, self.to_act(state), self.observe)
 
     def observe(self, state: State, seat: int) -> np.ndarray:
         return ENCODER.encode(rules.view(state, seat))

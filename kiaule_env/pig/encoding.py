@@ -20,7 +20,8 @@ import numpy as np
 from kiaule_env.cards import RANKS
 from kiaule_env.core.layout import ObservationLayout, Slice
 from kiaule_env.core.layout import action_table as _action_table
-from kiaule_env.pig.rules import NOSE, RACE, WAIT, Config, PigView, parse_move
+from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
+from kiaule_env.pig.rules import NOSE, RACE, WAIT, Config, PigView, parse_move, starting_deck
 
 
 def build_layout(config: Config) -> ObservationLayout:
@@ -190,3 +191,23 @@ class ActionCodec:
                 (str(r + 1), f"`wait`: only in the race (P3); the only move after `{word}`"),
             ]
         )
+
+
+def state_encoder(config: Config) -> StateEncoder:
+    """The global state encoder (:mod:`kiaule_env.core.state`): every seat's observation (every
+    hand), then with a stock (P6) the stock's order, top first, and the discard pile's, first
+    discarded first (it turns over unshuffled)."""
+    hidden = []
+    if config.stock:
+        deck = starting_deck(config)
+        hidden = [
+            HiddenSlice(
+                order_slice("stock_order", deck, "the stock, top first (P6)"),
+                lambda state: order_values(state.stock, deck),
+            ),
+            HiddenSlice(
+                order_slice("discard_order", deck, "the discard pile, first discarded first (P6)"),
+                lambda state: order_values(state.discard, deck),
+            ),
+        ]
+    return StateEncoder(config.num_players, build_layout(config), hidden)

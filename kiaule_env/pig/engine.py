@@ -16,7 +16,7 @@ import numpy as np
 
 from kiaule_env.core.options import shuffled_texts
 from kiaule_env.pig import rules
-from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder
+from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.pig.rules import OVER, WAIT, Config, PigView, State
 
 
@@ -31,6 +31,8 @@ class Engine:
         self.num_players = self.config.num_players
         self.encoder = ObservationEncoder(self.config)
         self.codec = ActionCodec(self.config)
+        self.state_encoder = state_encoder(self.config)
+        self.state_layout = self.state_encoder.layout
         self.num_actions = self.codec.num_actions
         self._to_action = self.codec.to_action
 
@@ -91,6 +93,10 @@ class Engine:
     # ------------------------------------------------------------------ information
     def view(self, state: State, seat: int) -> PigView:
         return rules.view(state, seat)
+
+    def encode_state(self, state: State) -> np.ndarray:
+        """The global state vector (:mod:`kiaule_env.core.state`, layout ``state_layout``)."""
+        return self.state_encoder.encode(state, self.to_act(state), self.observe)
 
     def observe(self, state: State, seat: int) -> np.ndarray:
         return self.encoder.encode(rules.view(state, seat))
