@@ -12,8 +12,12 @@ action 0 is ``play`` (E3), the only move.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import numpy as np
 
+from kiaule_env.cards import Deck
 from kiaule_env.core.layout import ObservationLayout, Slice, action_table
 from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
 from kiaule_env.elgeta.rules import PLAY, Config, View
@@ -177,9 +181,14 @@ def state_encoder(config: Config) -> StateEncoder:
     def pile(seat: int) -> HiddenSlice:
         return HiddenSlice(
             order_slice(f"pile_{seat}", deck, f"the pile of `player_{seat}`, top first (E3)"),
-            lambda state: order_values(state.piles[seat], deck),
+            partial(_pile_order, seat=seat, deck=deck),
         )
 
     return StateEncoder(
         config.num_players, build_layout(config), [pile(s) for s in range(config.num_players)]
     )
+
+
+def _pile_order(state: Any, seat: int, deck: Deck) -> np.ndarray:
+    """The pile of ``seat``, top first (picklable, unlike a lambda)."""
+    return order_values(state.piles[seat], deck)

@@ -10,6 +10,9 @@ deck size (turns by ``max_turns``, match years by the match target, the G10a rep
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import numpy as np
 
 from kiaule_env.cards import CARD_TEXTS, NUM_SUITED, Deck
@@ -285,7 +288,12 @@ def state_encoder(config: Config) -> StateEncoder:
                 order_slice(
                     "face_down_order", deck, "the face-down table, next to draw first (G2)"
                 ),
-                lambda state: order_values(reversed(state.face_down), deck),
+                partial(_face_down_order, deck=deck),
             )
         ],
     )
+
+
+def _face_down_order(state: Any, deck: Deck) -> np.ndarray:
+    """The face-down table, next to draw first (picklable, unlike a lambda)."""
+    return order_values(reversed(state.face_down), deck)

@@ -244,7 +244,12 @@ def state_encoder(config: Config | None = None) -> StateEncoder:
         [
             HiddenSlice(
                 order_slice("stock_order", DECK, "the stock still to draw, top first (K3)"),
-                lambda state: order_values(state.stock[state.stock_pos :], DECK),
+                _stock_order,
             )
         ],
     )
+
+
+def _stock_order(state: rules.State) -> np.ndarray:
+    """The stock still to draw, top first, as :func:`~kiaule_env.core.state.order_values`."""
+    return order_values(state.stock[state.stock_pos :], DECK)

@@ -14,10 +14,12 @@ rank of the starting deck (low to high), then ``nose`` (``token`` with P8), then
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
+from typing import Any
 
 import numpy as np
 
-from kiaule_env.cards import RANKS
+from kiaule_env.cards import RANKS, Deck
 from kiaule_env.core.layout import ObservationLayout, Slice
 from kiaule_env.core.layout import action_table as _action_table
 from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
@@ -203,11 +205,16 @@ def state_encoder(config: Config) -> StateEncoder:
         hidden = [
             HiddenSlice(
                 order_slice("stock_order", deck, "the stock, top first (P6)"),
-                lambda state: order_values(state.stock, deck),
+                partial(_pile_order, name="stock", deck=deck),
             ),
             HiddenSlice(
                 order_slice("discard_order", deck, "the discard pile, first discarded first (P6)"),
-                lambda state: order_values(state.discard, deck),
+                partial(_pile_order, name="discard", deck=deck),
             ),
         ]
     return StateEncoder(config.num_players, build_layout(config), hidden)
+
+
+def _pile_order(state: Any, name: str, deck: Deck) -> np.ndarray:
+    """The stock or the discard pile in order (picklable, unlike a lambda)."""
+    return order_values(getattr(state, name), deck)

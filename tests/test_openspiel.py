@@ -1,0 +1,135 @@
+"""The OpenSpiel bridge (``kiaule_env.openspiel``, extra ``openspiel``): Kozel registered with
+pyspiel, explicit chance for the deal, ``random_sim_test``, and the same game as the env."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import kiaule_env.openspiel  # noqa: E402, F401 - registers the games
+from kiaule_env import kozel_v0  # noqa: E402
+from kiaule_env.cards import CARD_TEXTS  # noqa: E402
+from kiaule_env.kozel.rules import DECK  # noqa: E402
+
+KOZEL_PARAMS = [
+    {},
+    {"trump_card": "bottom"},
+    {"molodka": "trumps", "reward": "win_loss"},
+    {"molodka": "none", "beat_partner": False, "reward": "card_points"},
+]
+
+
+def test_kozel_is_registered():
+    assert "kiaule_kozel" in pyspiel.registered_names()
+    game = pyspiel.load_game("kiaule_kozel")
+    kind = game.get_type()
+    assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.num_players() == 4 and game.num_distinct_actions() == 47
+    assert game.max_chance_outcomes() == 36
+
+
+@pytest.mark.parametrize("params", KOZEL_PARAMS, ids=lambda p: ",".join(p) or "default")
+def test_kozel_random_sim_test(params):
+    game = pyspiel.load_game("kiaule_kozel", params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=not params, verbose=False)
+
+
+def test_kozel_the_deal_is_36_uniform_chance_nodes():
+    state = pyspiel.load_game("kiaule_kozel").new_initial_state()
+    for k in range(36):
+        assert state.is_chance_node()
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == 36 - k
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        assert len({p for _, p in outcomes}) == 1
+        state.apply_action(outcomes[-1][0])
+    assert not state.is_chance_node() and state.current_player() >= 0
+    with pytest.raises(ValueError, match="at a decision node"):
+        state.chance_outcomes()
+
+
+def _play_bridge(seed: int, params: dict):
+    """A random game through pyspiel: the deck, the moves, every step's observations and
+    rewards."""
+    rng = np.random.default_rng(seed)
+    state = pyspiel.load_game("kiaule_kozel", params).new_initial_state()
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(int(rng.choice(actions, p=probs)))
+    deck = [CARD_TEXTS[DECK.cards[i]] for i in state.history()]
+    trace = []
+    while not state.is_terminal():
+        player = state.current_player()
+        obs = [np.asarray(state.observation_tensor(p), np.float32) for p in range(4)]
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        trace.append((player, action, obs, state.rewards()))
+    return deck, trace, state.returns()
+
+
+@pytest.mark.parametrize("params", KOZEL_PARAMS[:2], ids=["default", "bottom"])
+def test_kozel_bridge_plays_the_env_game(params):
+    """The same deck and moves through ``kozel_v0.raw_env``: the same seats to act, legal moves
+    accepted, the same observations of every seat, rewards and returns."""
+    for seed in (0, 1):
+        deck, trace, returns = _play_bridge(seed, params)
+        env = kozel_v0.raw_env(**params)
+        env.reset(seed=seed, options={"deck": deck})
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for player, action, obs, rewards in trace:
+            assert env.agent_selection == f"player_{player}"
+            for p in range(4):
+                np.testing.assert_array_equal(obs[p], env.observe(f"player_{p}")["observation"])
+            env.step(action)
+            assert [env.rewards[a] for a in env.possible_agents] == rewards
+            for a in env.possible_agents:
+                totals[a] += env.rewards[a]
+        assert all(env.terminations.values())
+        assert list(totals.values()) == returns
+        assert sum(returns) == pytest.approx(0.0)
+
+
+def test_kozel_after_the_deal_the_engine_draws_nothing():
+    """Why the deal is the only chance: a stacked single game plays the same under any generator."""
+    engine = kozel_v0.GAME.make_engine()
+    deck = [CARD_TEXTS[c] for c in DECK.shuffled(np.random.default_rng(3))]
+    a = engine.new_episode(np.random.default_rng(1), {"deck": deck})
+    b = engine.new_episode(np.random.default_rng(2), {"deck": deck})
+    rng = np.random.default_rng(0)
+    while not engine.is_over(a):
+        seat = engine.to_act(a)[0]
+        assert engine.to_act(b) == (seat,)
+        assert list(engine.legal_actions(a, seat)) == list(engine.legal_actions(b, seat))
+        action = int(rng.choice(engine.legal_actions(a, seat)))
+        assert list(engine.apply(a, (action,))) == list(engine.apply(b, (action,)))
+    assert engine.result(a) == engine.result(b)
+
+
+def test_kozel_observation_string_is_the_view_and_hides_the_deal():
+    game = pyspiel.load_game("kiaule_kozel")
+    state = game.new_initial_state()
+    state.apply_action(5)
+    assert state.observation_string(0) == "dealing 1/36"
+    assert not np.asarray(state.observation_tensor(0)).any()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    view = kozel_v0.GAME.make_engine().view
+    raw = state.game_state
+    for p in range(4):
+        assert state.observation_string(p) == repr(view(raw, p))
+    assert state.observation_string(0) != state.observation_string(1)
+
+
+def test_kozel_bad_parameters_and_observation_types():
+    with pytest.raises(ValueError, match="trump_card='top' is not allowed"):
+        pyspiel.load_game("kiaule_kozel", {"trump_card": "top"})
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
+        pyspiel.load_game("kiaule_kozel", {"series": True})
+    game = pyspiel.load_game("kiaule_kozel")
+    with pytest.raises(ValueError, match="only the default observation type"):
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    with pytest.raises(ValueError, match="not supported"):
+        game.make_py_observer(None, {"x": 1})
