@@ -1,99 +1,277 @@
 """An OpenSpiel bridge (extra ``openspiel``): the suite's games as ``pyspiel`` Python games.
 
-``import kiaule_env.openspiel`` registers, with ``pyspiel.register_game``:
+``import kiaule_env.openspiel`` registers, with ``pyspiel.register_game``, the sequential games
+with explicit chance (``ChanceMode.EXPLICIT_STOCHASTIC``):
 
-* ``kiaule_kozel``: Kozel (RULES §1), a sequential game with explicit chance: the deal is 36
-  chance nodes, each drawing the next card of the deck from top to bottom uniformly among the
-  cards not drawn yet (chance action ``i`` = card ``i`` of the deck in canonical order), then the
-  players decide through the engine (``Engine.legal_actions`` / ``apply``, the ``Discrete(47)``
-  action indices). After the deal the engine draws nothing more (one game), so every random
-  event is a chance node.
+* ``kiaule_kozel`` (RULES §1): the deal is 36 chance nodes, each drawing the next card of the
+  deck from top to bottom uniformly among the cards not drawn yet (chance action ``i`` = card
+  ``i`` of the deck in canonical order), :class:`DeckDeal`;
+* ``kiaule_kiauliaganys`` (RULES §2): the same with the configured deck (G2);
+* ``kiaule_elgeta`` (RULES §4): with three players first the suit left out, then every seat's
+  pile card by card (E2), :class:`ElgetaDeal`, the distribution of ``rules.deal_piles``.
 
-Parameters carry the game's options (``pyspiel.load_game("kiaule_kozel", {"trump_card":
-"bottom", "molodka": "none"})``; ``"none"`` stands for ``None``). A series (K14) is not offered:
-its later deals would be drawn from a generator, not from chance nodes.
+After the deal the players decide through the engine (``Engine.legal_actions`` / ``apply``, the
+env's action indices). The bridged configurations are single deals (no Kozel series, no
+Kiauliaganys match), whose engines draw nothing after the deal (a test checks it), so every
+random event is a chance node. Rewards are the engine's reward deltas (zero-sum).
+
+Parameters carry the options (``pyspiel.load_game("kiaule_kozel", {"trump_card": "bottom",
+"molodka": "none"})``): ``"none"`` stands for ``None``, ``deck`` is an int (``52``),
+Kiauliaganys' ``repetition=0`` turns G10a off; unknown parameters are pyspiel errors, bad
+values the engine's ``ValueError``.
 
 Observations come from the game's own encoder: ``observation_tensor(player)`` is the env's
 observation vector of that seat (all zero during the deal), its named parts are the
 observation layout's slices (``observer.dict``), and ``observation_string(player)`` is the
-seat's view (``Engine.view``), so both hold exactly the seat's information set. Rewards are the
-engine's reward deltas (K15, zero-sum).
+seat's view (``Engine.view``), so both hold exactly the seat's information set.
 
-Other games (Kiauliaganys, Elgeta, Pig) are not bridged yet.
+Pig (simultaneous moves, with reaction orders drawn during play) is not bridged yet.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from kiaule_env.cards import CARD_TEXTS, Deck
-from kiaule_env.kozel.engine import Engine as KozelEngine
-from kiaule_env.kozel.rules import DECK as KOZEL_DECK
+from kiaule_env import GAMES
+from kiaule_env.cards import CARD_TEXTS, SUITS, Deck
+from kiaule_env.elgeta import rules as elgeta_rules
 
 #: pyspiel parameters cannot be ``None``: this string stands for it
 NONE = "none"
 
-_KOZEL_PARAMS: dict[str, Any] = {
-    "trump_card": "middle",
-    "molodka": "any",
-    "beat_partner": True,
-    "reward": "loss_points",
-}
+
+class DeckDeal:
+    """The deal as chance nodes: the deck's cards one by one, top first, each uniform among the
+    cards not drawn yet (chance action ``i`` = card ``i`` of the deck in canonical order); the
+    reset options are ``{"deck": [card texts]}`` (RULES §0)."""
+
+    def __init__(self, deck: Deck):
+        self.deck = deck
+        self.max_outcomes = deck.size
+        self.length = deck.size
+
+    def outcomes(self, drawn: list[int]) -> list[int]:
+        taken = set(drawn)
+        return [i for i in range(self.deck.size) if i not in taken]
+
+    def done(self, drawn: list[int]) -> bool:
+        return len(drawn) == self.deck.size
+
+    def options(self, drawn: list[int]) -> dict[str, Any]:
+        return {"deck": [CARD_TEXTS[self.deck.cards[i]] for i in drawn]}
+
+    def text(self, drawn: list[int], action: int) -> str:
+        return f"deal {CARD_TEXTS[self.deck.cards[action]]}"
+
+
+class ElgetaDeal:
+    """Elgeta's deal (E2) as chance nodes: with three players first the suit left out (chance
+    action ``0..3`` = ``SEAT_SUITS`` index, uniform), then every seat's pile card by card, top
+    first, each uniform among that seat's cards not drawn yet (chance action = the card's index
+    in the deck); the reset options are ``{"piles": …}``. The same distribution as
+    ``rules.deal_piles``."""
+
+    def __init__(self, config: elgeta_rules.Config):
+        self.config = config
+        self.deck = config.deck_cards
+        self.n = config.num_players
+        self.three = self.n == 3
+        self.max_outcomes = max(self.deck.size, 4)
+        self.length = int(self.three) + sum(len(p) for p in self._seat_cards(self._left(None)))
+
+    def _left(self, drawn: list[int] | None) -> str | None:
+        if not self.three:
+            return None
+        return elgeta_rules.SEAT_SUITS[drawn[0]] if drawn else elgeta_rules.SEAT_SUITS[0]
+
+    def _seat_cards(self, left_out: str | None) -> list[list[int]]:
+        """Deck indices of each seat's cards, canonical order."""
+        ranks = [r for r in self.deck.cards if r < 13]
+        out = []
+        for suits in elgeta_rules.seat_suits(self.n, left_out):
+            cards = [SUITS.index(s) * 13 + r for s in suits for r in ranks]
+            out.append(sorted(int(self.deck.position[c]) for c in cards))
+        return out
+
+    def _piles(self, drawn: list[int]) -> tuple[list[list[int]], list[list[int]]]:
+        """(each seat's deck indices, each seat's drawn pile so far)."""
+        cards = drawn[1:] if self.three else drawn
+        seats = self._seat_cards(self._left(drawn))
+        piles, start = [], 0
+        for seat in seats:
+            piles.append(cards[start : start + len(seat)])
+            start += len(seat)
+        return seats, piles
+
+    def outcomes(self, drawn: list[int]) -> list[int]:
+        if self.three and not drawn:
+            return [0, 1, 2, 3]
+        seats, piles = self._piles(drawn)
+        for seat, pile in zip(seats, piles, strict=True):
+            if len(pile) < len(seat):
+                taken = set(pile)
+                return [i for i in seat if i not in taken]
+        return []
+
+    def done(self, drawn: list[int]) -> bool:
+        return len(drawn) == self.length
+
+    def options(self, drawn: list[int]) -> dict[str, Any]:
+        _, piles = self._piles(drawn)
+        return {"piles": [[CARD_TEXTS[self.deck.cards[i]] for i in pile] for pile in piles]}
+
+    def text(self, drawn: list[int], action: int) -> str:
+        if self.three and not drawn:
+            return f"leave out {elgeta_rules.SEAT_SUITS[action]}"
+        seats, piles = self._piles(drawn)
+        seat = next(s for s, (c, p) in enumerate(zip(seats, piles, strict=True)) if len(p) < len(c))
+        return f"deal {CARD_TEXTS[self.deck.cards[action]]} to player_{seat}"
+
+
+@dataclass(frozen=True)
+class BridgeSpec:
+    """How one game of the suite becomes a pyspiel game."""
+
+    #: the suite's game name (``kiaule_env.GAMES``)
+    game: str
+    #: pyspiel parameters and their defaults (the engine keywords offered)
+    params: Mapping[str, Any]
+    #: engine keywords fixed by the bridge (a single deal: every random event a chance node)
+    fixed: Mapping[str, Any]
+    #: the deal's chance nodes for an engine
+    deal: Callable[[Any], Any]
+    #: the utility bound for an engine (returns lie in ``[-bound, bound]``)
+    utility: Callable[[Any], float]
+    #: the longest sequence of decisions for an engine (``GameInfo.max_game_length`` adds the deal)
+    decisions: Callable[[Any], int]
+    #: parameters whose value 0 stands for the engine's ``None`` (pyspiel ints cannot be None)
+    zero_is_none: tuple[str, ...] = ()
+    #: int parameters the engine takes as strings (``deck=52``: a string ``"52"`` would come
+    #: back as an int from a serialized game's name)
+    int_as_str: tuple[str, ...] = ()
+
+
 _KOZEL_UTILITY = {"loss_points": 6.0, "win_loss": 1.0, "card_points": 1.0}
-#: K5–K8: 9 tricks of at most 4 plays and 3 claim/decline decisions each
-_KOZEL_DECISIONS = 63
 
-_KOZEL_TYPE = pyspiel.GameType(
-    short_name="kiaule_kozel",
-    long_name="kiaule-env Kozel (RULES §1)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
-    max_num_players=4,
-    min_num_players=4,
-    provides_information_state_string=False,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=False,
-    parameter_specification=_KOZEL_PARAMS,
-)
+SPECS: dict[str, BridgeSpec] = {
+    "kozel": BridgeSpec(
+        game="kozel",
+        params={
+            "trump_card": "middle",
+            "molodka": "any",
+            "beat_partner": True,
+            "reward": "loss_points",
+        },
+        fixed={"series": False},
+        deal=lambda engine: DeckDeal(_kozel_deck()),
+        utility=lambda engine: _KOZEL_UTILITY[engine.config.reward],
+        decisions=lambda engine: 63,  # K5–K8: 9 tricks of ≤ 4 plays and 3 claim decisions
+    ),
+    "kiauliaganys": BridgeSpec(
+        game="kiauliaganys",
+        params={
+            "num_players": 4,
+            "deck": 52,
+            "pips": "points",
+            "max_turns": 1000,
+            "must_play_from_hand": False,
+            "blind_drag_only_when_empty_hand": False,
+            "repetition": 3,
+        },
+        fixed={"match_years": None, "reward": "win_loss"},
+        deal=lambda engine: DeckDeal(engine.config.the_deck),
+        utility=lambda engine: 1.0,  # G12 win_loss: swineherd −1, the others +1/(n−1)
+        # G10: each turn a match step and a drag step; the G8 last turn adds one per seat
+        decisions=lambda engine: 2 * engine.config.max_turns + 2 * engine.num_players,
+        zero_is_none=("repetition",),
+        int_as_str=("deck",),
+    ),
+    "elgeta": BridgeSpec(
+        game="elgeta",
+        params={"num_players": 4, "deck": 52, "max_tricks": 10_000, "stop_on_all_aces": False},
+        fixed={},
+        deal=lambda engine: ElgetaDeal(engine.config),
+        utility=lambda engine: 1.0,  # E9: the winner +1, the others −1/(n−1)
+        # E8: at most max_tricks tricks, each at most every card played once
+        decisions=lambda engine: engine.config.max_tricks * engine.config.deck_cards.size,
+        int_as_str=("deck",),
+    ),
+}
 
 
-def _options(params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """Engine keywords from pyspiel parameters (``"none"`` → ``None``); unknown keys refused."""
-    unknown = sorted(set(params) - set(defaults))
+def _kozel_deck() -> Deck:
+    from kiaule_env.kozel.rules import DECK
+
+    return DECK
+
+
+def game_type(spec: BridgeSpec) -> pyspiel.GameType:
+    """The pyspiel ``GameType`` of a bridged game: ``kiaule_<game>``."""
+    game = GAMES[spec.game]
+    return pyspiel.GameType(
+        short_name=f"kiaule_{spec.game}",
+        long_name=f"kiaule-env {spec.game.capitalize()}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        max_num_players=max(game.player_counts),
+        min_num_players=min(game.player_counts),
+        provides_information_state_string=False,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=dict(spec.params),
+    )
+
+
+def _options(spec: BridgeSpec, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Engine keywords from pyspiel parameters (``"none"`` → ``None``; 0 → ``None`` where the
+    spec says); unknown keys refused."""
+    unknown = sorted(set(params) - set(spec.params))
     if unknown:
         raise ValueError(
-            f"unknown parameter(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(defaults)}"
+            f"unknown parameter(s) {', '.join(map(repr, unknown))}; "
+            f"allowed: {', '.join(spec.params)}"
         )
-    merged = {**defaults, **params}
-    return {k: None if v == NONE else v for k, v in merged.items()}
+    merged = {**spec.params, **params}
+    options = {k: None if v == NONE else v for k, v in merged.items()}
+    for key in spec.zero_is_none:
+        if options.get(key) == 0:
+            options[key] = None
+    for key in spec.int_as_str:
+        options[key] = str(options[key])
+    return {**options, **spec.fixed}
 
 
-class KozelGame(pyspiel.Game):
-    """Kozel as a pyspiel game; see the module docstring."""
+class KiauleGame(pyspiel.Game):
+    """A game of the suite as a pyspiel game (a subclass per game sets ``spec``)."""
 
-    def __init__(self, params: dict[str, Any] | None = None):
-        options = _options(dict(params or {}), _KOZEL_PARAMS)
-        self.engine = KozelEngine(**options)  # validates: a bad value is a ValueError
-        self.deck: Deck = KOZEL_DECK
-        bound = _KOZEL_UTILITY[self.engine.config.reward]
+    spec: BridgeSpec
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        spec = self.spec
+        options = _options(spec, dict(params or {}))
+        self.engine = GAMES[spec.game].make_engine(**options)  # a bad value is a ValueError
+        self.deal = spec.deal(self.engine)
+        bound = float(spec.utility(self.engine))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.engine.num_actions,
-            max_chance_outcomes=self.deck.size,
+            max_chance_outcomes=self.deal.max_outcomes,
             num_players=self.engine.num_players,
             min_utility=-bound,
             max_utility=bound,
             utility_sum=0.0,
-            max_game_length=self.deck.size + _KOZEL_DECISIONS,
+            max_game_length=self.deal.length + int(spec.decisions(self.engine)),
         )
-        super().__init__(_KOZEL_TYPE, info, params or {})
+        super().__init__(self._type, info, dict(params or {}))
 
     def new_initial_state(self) -> KiauleState:
         return KiauleState(self)
@@ -107,11 +285,11 @@ class KozelGame(pyspiel.Game):
 class KiauleState(pyspiel.State):
     """A deal in progress (chance nodes) or an engine episode (the players' decisions)."""
 
-    def __init__(self, game: KozelGame):
+    def __init__(self, game: KiauleGame):
         super().__init__(game)
         self.engine = game.engine
-        self.deck = game.deck
-        #: deck indices drawn so far by the chance nodes, top first
+        self.deal = game.deal
+        #: the chance actions of the deal so far
         self.drawn: list[int] = []
         #: the engine state once the deal is complete
         self.game_state: Any = None
@@ -133,23 +311,21 @@ class KiauleState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.game_state is not None:
             raise ValueError("chance_outcomes() called at a decision node")
-        taken = set(self.drawn)
-        left = [i for i in range(self.deck.size) if i not in taken]
+        left = self.deal.outcomes(self.drawn)
         p = 1.0 / len(left)
         return [(i, p) for i in left]
 
     def _apply_action(self, action: int) -> None:
         n = self.engine.num_players
         if self.game_state is None:
-            if action in self.drawn or not 0 <= action < self.deck.size:
-                raise ValueError(f"chance outcome {action} is not a card still to deal")
+            if action not in self.deal.outcomes(self.drawn):
+                raise ValueError(f"chance outcome {action} is not possible now")
             self.drawn.append(int(action))
             self._rewards = [0.0] * n
-            if len(self.drawn) == self.deck.size:
-                texts = [CARD_TEXTS[self.deck.cards[i]] for i in self.drawn]
-                # the generator is never used: one game draws nothing after its deal
+            if self.deal.done(self.drawn):
+                # the generator is never used: the bridged games draw nothing after the deal
                 rng = np.random.default_rng(0)
-                self.game_state = self.engine.new_episode(rng, {"deck": texts})
+                self.game_state = self.engine.new_episode(rng, self.deal.options(self.drawn))
             return
         deltas = self.engine.apply(self.game_state, (int(action),))
         self._rewards = [float(d) for d in deltas]
@@ -157,7 +333,7 @@ class KiauleState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal {CARD_TEXTS[self.deck.cards[action]]}"
+            return self.deal.text(self.drawn, action)
         return self.engine.action_text(self.game_state, player, action)
 
     def is_terminal(self) -> bool:
@@ -171,8 +347,7 @@ class KiauleState(pyspiel.State):
 
     def __str__(self) -> str:
         if self.game_state is None:
-            shown = " ".join(CARD_TEXTS[self.deck.cards[i]] for i in self.drawn)
-            return f"dealing {len(self.drawn)}/{self.deck.size}: {shown}"
+            return f"dealing {len(self.drawn)}/{self.deal.length}: {self.drawn}"
         return self.engine.render(self.game_state)
 
 
@@ -183,7 +358,7 @@ class KiauleObserver:
     without perfect recall): that is what the suite's encoders encode.
     """
 
-    def __init__(self, game: KozelGame, iig_obs_type: Any, params: Any):
+    def __init__(self, game: KiauleGame, iig_obs_type: Any, params: Any):
         if params:
             raise ValueError(f"observation parameters are not supported, got {params!r}")
         if iig_obs_type is not None and (
@@ -208,8 +383,34 @@ class KiauleObserver:
 
     def string_from(self, state: KiauleState, player: int) -> str:
         if state.game_state is None:
-            return f"dealing {len(state.drawn)}/{state.deck.size}"
+            return f"dealing {len(state.drawn)}/{state.deal.length}"
         return repr(self.engine.view(state.game_state, player))
 
 
-pyspiel.register_game(_KOZEL_TYPE, KozelGame)
+class KozelGame(KiauleGame):
+    """``kiaule_kozel``."""
+
+    spec = SPECS["kozel"]
+    _type = game_type(spec)
+
+
+class KiauliaganysGame(KiauleGame):
+    """``kiaule_kiauliaganys``."""
+
+    spec = SPECS["kiauliaganys"]
+    _type = game_type(spec)
+
+
+class ElgetaGame(KiauleGame):
+    """``kiaule_elgeta``."""
+
+    spec = SPECS["elgeta"]
+    _type = game_type(spec)
+
+
+#: short name -> game class, every game registered with pyspiel on import
+REGISTERED: dict[str, type[KiauleGame]] = {
+    cls._type.short_name: cls for cls in (KozelGame, KiauliaganysGame, ElgetaGame)
+}
+for _cls in REGISTERED.values():
+    pyspiel.register_game(_cls._type, _cls)

@@ -1,5 +1,6 @@
-"""The OpenSpiel bridge (``kiaule_env.openspiel``, extra ``openspiel``): Kozel registered with
-pyspiel, explicit chance for the deal, ``random_sim_test``, and the same game as the env."""
+"""The OpenSpiel bridge (``kiaule_env.openspiel``, extra ``openspiel``): Kozel, Kiauliaganys and
+Elgeta registered with pyspiel, explicit chance for the deal, ``random_sim_test``, and the same
+game as the env."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import kiaule_env.openspiel  # noqa: E402, F401 - registers the games
+import kiaule_env.openspiel  # noqa: E402 - registers the games
 from kiaule_env import kozel_v0  # noqa: E402
 from kiaule_env.cards import CARD_TEXTS  # noqa: E402
 from kiaule_env.kozel.rules import DECK  # noqa: E402
@@ -133,3 +134,111 @@ def test_kozel_bad_parameters_and_observation_types():
         game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
     with pytest.raises(ValueError, match="not supported"):
         game.make_py_observer(None, {"x": 1})
+
+
+#: (short name, parameters) the generic tests cover; small caps keep Python-speed games short
+BRIDGED = [
+    ("kiaule_kozel", {}),
+    ("kiaule_kiauliaganys", {"num_players": 2, "deck": 36, "max_turns": 40, "pips": "face"}),
+    ("kiaule_kiauliaganys", {"num_players": 3, "repetition": 0, "max_turns": 60}),
+    ("kiaule_elgeta", {"num_players": 3, "deck": 32, "max_tricks": 60}),
+    ("kiaule_elgeta", {"num_players": 2, "deck": 32, "max_tricks": 200}),
+    ("kiaule_elgeta", {"num_players": 4, "deck": 52, "max_tricks": 40}),
+]
+BRIDGED_IDS = [f"{n}-{','.join(f'{k}={v}' for k, v in p.items()) or 'default'}" for n, p in BRIDGED]
+
+
+def test_every_bridged_game_is_registered():
+    names = set(pyspiel.registered_names())
+    assert {"kiaule_kozel", "kiaule_kiauliaganys", "kiaule_elgeta"} <= names
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED, ids=BRIDGED_IDS)
+def test_bridged_random_sim_test(name, params):
+    pyspiel.random_sim_test(
+        pyspiel.load_game(name, params), num_sims=2, serialize=True, verbose=False
+    )
+
+
+def _random_bridge_game(name: str, params: dict, seed: int):
+    """A random game through pyspiel: its deal's reset options, the decisions (seat, action,
+    observation of every seat before it, rewards after it), the returns."""
+    game = pyspiel.load_game(name, params)
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(int(rng.choice(actions, p=probs)))
+    options = game.deal.options(state.drawn)
+    n = game.num_players()
+    trace = []
+    while not state.is_terminal():
+        player = state.current_player()
+        obs = [np.asarray(state.observation_tensor(p), np.float32) for p in range(n)]
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        trace.append((player, action, obs, state.rewards()))
+    return game, options, trace, state.returns()
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED, ids=BRIDGED_IDS)
+def test_bridged_game_is_the_env_game(name, params):
+    """The deal's options and the decisions replayed in the game's raw env: the same seats to
+    act, the same observations of every seat, rewards and returns (zero-sum)."""
+    game_name = name.removeprefix("kiaule_")
+    for seed in (0, 1):
+        game, options, trace, returns = _random_bridge_game(name, params, seed)
+        env_options = {k: v for k, v in kiaule_env.openspiel._options(game.spec, params).items()}
+        env = kiaule_env.GAMES[game_name].raw_env(**env_options)
+        env.reset(seed=seed, options=options)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for player, action, obs, rewards in trace:
+            assert env.agent_selection == f"player_{player}"
+            for p, agent in enumerate(env.possible_agents):
+                np.testing.assert_array_equal(obs[p], env.observe(agent)["observation"])
+            env.step(action)
+            assert [env.rewards[a] for a in env.possible_agents] == rewards
+            for a in env.possible_agents:
+                totals[a] += env.rewards[a]
+        assert all(env.terminations.values())
+        assert list(totals.values()) == pytest.approx(returns)
+        assert sum(returns) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED, ids=BRIDGED_IDS)
+def test_bridged_engine_draws_nothing_after_the_deal(name, params):
+    """Why the deal is the only chance: after it, the episode plays the same under any
+    generator."""
+    game = pyspiel.load_game(name, params)
+    engine = game.engine
+    state = game.new_initial_state()
+    rng = np.random.default_rng(5)
+    while state.is_chance_node():
+        state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+    options = game.deal.options(state.drawn)
+    a = engine.new_episode(np.random.default_rng(1), options)
+    b = engine.new_episode(np.random.default_rng(2), options)
+    while not engine.is_over(a):
+        seat = engine.to_act(a)[0]
+        assert engine.to_act(b) == (seat,)
+        legal = list(engine.legal_actions(a, seat))
+        assert list(engine.legal_actions(b, seat)) == legal
+        action = int(rng.choice(legal))
+        assert list(engine.apply(a, (action,))) == list(engine.apply(b, (action,)))
+    assert engine.is_over(b) and engine.result(a) == engine.result(b)
+
+
+def test_elgeta_deal_has_the_distribution_of_deal_piles():
+    """Three players: the suit left out is uniform over four, each pile holds its seat's suit
+    (E2) and every card of it is equally likely on top."""
+    game = pyspiel.load_game("kiaule_elgeta", {"num_players": 3, "deck": 32})
+    state = game.new_initial_state()
+    assert [p for _, p in state.chance_outcomes()] == [0.25] * 4
+    state.apply_action(1)  # leave out SEAT_SUITS[1] = clubs
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 8 and all(p == pytest.approx(1 / 8) for _, p in outcomes)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    piles = game.deal.options(state.drawn)["piles"]
+    assert [{c[-1] for c in pile} for pile in piles] == [{"S"}, {"D"}, {"H"}]
+    assert all(len(pile) == 8 for pile in piles)
