@@ -25,7 +25,12 @@ observation vector of that seat (all zero during the deal), its named parts are 
 observation layout's slices (``observer.dict``), and ``observation_string(player)`` is the
 seat's view (``Engine.view``), so both hold exactly the seat's information set.
 
-Pig (simultaneous moves, with reaction orders drawn during play) is not bridged yet.
+``kiaule_pig`` (RULES §3, one round: ``game="full"`` is not offered) is a simultaneous game
+(``Dynamics.SIMULTANEOUS``) with explicit chance: the deal (the starting deck card by card),
+and after a joint action every draw the rules make, as chance nodes before the step takes
+effect (P3 the reaction order of players touching in the same step, one pick at a time; D3 the
+pig of a race cut short), :class:`PigGame`. Its parameters: ``num_players``, ``stock``,
+``tokens``, ``false_nose`` (``"none"``), ``max_passes``, ``max_race_steps``.
 """
 
 from __future__ import annotations
@@ -408,9 +413,220 @@ class ElgetaGame(KiauleGame):
     _type = game_type(spec)
 
 
+class _ScriptedRng:
+    """Stands in for the episode generator during one Pig step: serves the draws chance nodes
+    chose (``script``), and records the first draw it has no value for (``request``)."""
+
+    def __init__(self, script: list[Any]):
+        self.script = script
+        self.used = 0
+        self.request: tuple[str, int] | None = None
+
+    def _next(self, kind: str, n: int, default: Any) -> Any:
+        if self.used < len(self.script):
+            value = self.script[self.used]
+            self.used += 1
+            return value
+        if self.request is None:
+            self.request = (kind, n)
+        return default
+
+    def permutation(self, n: int) -> np.ndarray:
+        return np.asarray(self._next("permutation", int(n), list(range(int(n)))))
+
+    def integers(self, n: int) -> int:
+        return int(self._next("integers", int(n), 0))
+
+
+_PIG_PARAMS: dict[str, Any] = {
+    "num_players": 4,
+    "stock": False,
+    "tokens": False,
+    "false_nose": NONE,
+    "max_passes": 200,
+    "max_race_steps": 20,
+}
+
+_PIG_TYPE = pyspiel.GameType(
+    short_name="kiaule_pig",
+    long_name="kiaule-env Pig",
+    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=13,
+    min_num_players=3,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    provides_factored_observation_string=False,
+    parameter_specification=_PIG_PARAMS,
+)
+
+
+class PigGame(pyspiel.Game):
+    """``kiaule_pig``: one round of Pig (RULES §3) as a simultaneous pyspiel game.
+
+    Chance nodes: the deal (the starting deck card by card, :class:`DeckDeal`), and after a
+    joint action every draw the rules make (P3: the reaction order of players touching in the
+    same step, one pick at a time, each uniform among those not placed yet; D3: the pig of a
+    race cut short, uniform). A full game (``game="full"``, later deals) is not offered.
+    """
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        unknown = sorted(set(params or {}) - set(_PIG_PARAMS))
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {unknown}; allowed: {', '.join(_PIG_PARAMS)}")
+        options = {**_PIG_PARAMS, **(params or {})}
+        options = {k: None if v == NONE else v for k, v in options.items()}
+        self.engine = GAMES["pig"].make_engine(game="round", **options)
+        self.deal = DeckDeal(_pig_deck(self.engine))
+        n = self.engine.num_players
+        steps = self.engine.config.max_passes + self.engine.config.max_race_steps + 2
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.engine.num_actions,
+            max_chance_outcomes=max(self.deal.max_outcomes, n),
+            num_players=n,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.deal.length + steps * (1 + n),
+        )
+        super().__init__(_PIG_TYPE, info, dict(params or {}))
+
+    def new_initial_state(self) -> PigState:
+        return PigState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> KiauleObserver:
+        return KiauleObserver(self, iig_obs_type, params)
+
+
+def _pig_deck(engine: Any) -> Deck:
+    from kiaule_env.pig.rules import starting_deck
+
+    return starting_deck(engine.config)
+
+
+class PigState(pyspiel.State):
+    """A Pig round: the deal (chance), simultaneous steps, the rules' draws (chance)."""
+
+    def __init__(self, game: PigGame):
+        super().__init__(game)
+        self.engine = game.engine
+        self.deal = game.deal
+        self.drawn: list[int] = []
+        self.game_state: Any = None
+        n = self.engine.num_players
+        self._rewards = [0.0] * n
+        self._returns = [0.0] * n
+        #: the joint action waiting for its draws, the draws chosen so far, a pick in progress
+        self._pending: list[int] | None = None
+        self._script: list[Any] = []
+        self._partial: list[int] = []
+        self._request: tuple[str, int] | None = None
+
+    def current_player(self) -> int:
+        if self.game_state is None or self._request is not None:
+            return pyspiel.PlayerId.CHANCE
+        if self.engine.is_over(self.game_state):
+            return pyspiel.PlayerId.TERMINAL
+        return pyspiel.PlayerId.SIMULTANEOUS
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
+            return []
+        return [int(a) for a in self.engine.legal_actions(self.game_state, player)]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.game_state is None:
+            left = self.deal.outcomes(self.drawn)
+        elif self._request is None:
+            raise ValueError("chance_outcomes() called at a decision node")
+        elif self._request[0] == "integers":
+            left = list(range(self._request[1]))
+        else:
+            left = [i for i in range(self._request[1]) if i not in self._partial]
+        p = 1.0 / len(left)
+        return [(i, p) for i in left]
+
+    def _apply_action(self, action: int) -> None:
+        if action not in [a for a, _ in self.chance_outcomes()]:
+            raise ValueError(f"chance outcome {action} is not possible now")
+        if self.game_state is None:
+            self.drawn.append(int(action))
+            self._rewards = [0.0] * self.engine.num_players
+            if self.deal.done(self.drawn):
+                self.game_state = self.engine.new_episode(
+                    _ScriptedRng([]), self.deal.options(self.drawn)
+                )
+            return
+        kind, n = self._request
+        if kind == "integers":
+            self._script.append(int(action))
+        else:
+            self._partial.append(int(action))
+            if len(self._partial) < n - 1:
+                return
+            self._partial.append(next(i for i in range(n) if i not in self._partial))
+            self._script.append(self._partial)
+            self._partial = []
+        self._resolve()
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        seats = self.engine.to_act(self.game_state)
+        self._pending = [int(actions[s]) for s in seats]
+        self._script = []
+        self._resolve()
+
+    def _resolve(self) -> None:
+        """Play the pending joint action if every draw it makes has been chosen, else ask the
+        next chance node for the first missing one (the step is replayed on a clone with the
+        chosen draws each time: the draws a step makes do not depend on their values)."""
+        trial = self.engine.clone(self.game_state)
+        rng = trial.rng = _ScriptedRng(self._script)
+        deltas = self.engine.apply(trial, self._pending)
+        self._request = rng.request
+        if self._request is not None:
+            self._rewards = [0.0] * self.engine.num_players
+            return
+        trial.rng = _ScriptedRng([])  # no draw outside a step
+        self.game_state = trial
+        self._pending, self._script = None, []
+        self._rewards = [float(d) for d in deltas]
+        self._returns = [r + d for r, d in zip(self._returns, self._rewards, strict=True)]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            if self.game_state is None:
+                return self.deal.text(self.drawn, action)
+            kind, _ = self._request or ("?", 0)
+            return f"draw {kind} {action}"
+        return self.engine.action_text(self.game_state, player, action)
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == pyspiel.PlayerId.TERMINAL
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def __str__(self) -> str:
+        if self.game_state is None:
+            return f"dealing {len(self.drawn)}/{self.deal.length}: {self.drawn}"
+        return self.engine.render(self.game_state)
+
+
 #: short name -> game class, every game registered with pyspiel on import
-REGISTERED: dict[str, type[KiauleGame]] = {
+REGISTERED: dict[str, type[pyspiel.Game]] = {
     cls._type.short_name: cls for cls in (KozelGame, KiauliaganysGame, ElgetaGame)
 }
-for _cls in REGISTERED.values():
+REGISTERED["kiaule_pig"] = PigGame
+for _cls in (KozelGame, KiauliaganysGame, ElgetaGame):
     pyspiel.register_game(_cls._type, _cls)
+pyspiel.register_game(_PIG_TYPE, PigGame)

@@ -242,3 +242,74 @@ def test_elgeta_deal_has_the_distribution_of_deal_piles():
     piles = game.deal.options(state.drawn)["piles"]
     assert [{c[-1] for c in pile} for pile in piles] == [{"S"}, {"D"}, {"H"}]
     assert all(len(pile) == 8 for pile in piles)
+
+
+PIG_PARAMS = [{}, {"num_players": 3}, {"false_nose": "pig", "max_race_steps": 3}, {"tokens": True}]
+
+
+def test_pig_is_a_simultaneous_game():
+    game = pyspiel.load_game("kiaule_pig")
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.num_players() == 4 and game.num_distinct_actions() == 6
+
+
+@pytest.mark.parametrize("params", PIG_PARAMS, ids=lambda p: ",".join(p) or "default")
+def test_pig_random_sim_test(params):
+    game = pyspiel.load_game("kiaule_pig", params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def _deal(state, rng) -> None:
+    while state.is_chance_node() and state.game_state is None:
+        state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+
+
+def test_pig_reaction_order_is_explicit_chance():
+    """Two players touching in one step (P3): chance picks their order one at a time, uniformly,
+    and the engine's order is the one picked."""
+    from kiaule_env.pig.rules import NOSE
+
+    game = pyspiel.load_game("kiaule_pig", {"false_nose": "pig"})  # a nose is always legal
+    state = game.new_initial_state()
+    _deal(state, np.random.default_rng(0))
+    nose = game.engine.codec.to_action(NOSE)
+    passes = [min(a for a in state.legal_actions(p) if a != nose) for p in range(4)]
+    state.apply_actions([nose, passes[1], nose, passes[3]])  # player_0 and player_2 touch
+    assert state.is_chance_node()
+    outcomes = state.chance_outcomes()
+    assert [a for a, _ in outcomes] == [0, 1] and all(p == 0.5 for _, p in outcomes)
+    state.apply_action(1)  # the second toucher (player_2) first; the last pick is forced
+    assert not state.is_chance_node()
+    assert state.game_state.touched[:2] == [2, 0]
+
+
+def test_pig_observations_and_rewards_are_the_engines():
+    game = pyspiel.load_game("kiaule_pig", {"num_players": 3})
+    engine = game.engine
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+                continue
+            for p in range(3):
+                np.testing.assert_array_equal(
+                    np.asarray(state.observation_tensor(p), np.float32),
+                    engine.observe(state.game_state, p),
+                )
+                assert state.legal_actions(p) == list(engine.legal_actions(state.game_state, p))
+            state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(3)])
+        result = engine.result(state.game_state)
+        assert sum(state.returns()) == pytest.approx(0.0)
+        if result["pig"] is None:  # a capped round: no pig, no rewards (P4)
+            assert state.returns() == [0.0, 0.0, 0.0]
+        else:  # P9: the pig −1, the others +1/(n−1)
+            pig = int(result["pig"].removeprefix("player_"))
+            assert state.returns() == [-1.0 if s == pig else 0.5 for s in range(3)]
+
+
+def test_pig_refuses_unknown_parameters():
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
+        pyspiel.load_game("kiaule_pig", {"game": "full"})
