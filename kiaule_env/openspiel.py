@@ -304,9 +304,9 @@ class KiauleState(pyspiel.State):
 
     def current_player(self) -> int:
         if self.game_state is None:
-            return pyspiel.PlayerId.CHANCE
+            return int(pyspiel.PlayerId.CHANCE)
         seats = self.engine.to_act(self.game_state)
-        return int(seats[0]) if seats else pyspiel.PlayerId.TERMINAL
+        return int(seats[0]) if seats else int(pyspiel.PlayerId.TERMINAL)
 
     def _legal_actions(self, player: int) -> list[int]:
         if self.game_state is None or player != self.current_player():
@@ -337,7 +337,7 @@ class KiauleState(pyspiel.State):
         self._returns = [r + d for r, d in zip(self._returns, self._rewards, strict=True)]
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
+        if player == int(pyspiel.PlayerId.CHANCE):
             return self.deal.text(self.drawn, action)
         return self.engine.action_text(self.game_state, player, action)
 
@@ -531,13 +531,13 @@ class PigState(pyspiel.State):
 
     def current_player(self) -> int:
         if self.game_state is None or self._request is not None:
-            return pyspiel.PlayerId.CHANCE
+            return int(pyspiel.PlayerId.CHANCE)
         if self.engine.is_over(self.game_state):
-            return pyspiel.PlayerId.TERMINAL
-        return pyspiel.PlayerId.SIMULTANEOUS
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(pyspiel.PlayerId.SIMULTANEOUS)
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
+        if self.current_player() != int(pyspiel.PlayerId.SIMULTANEOUS):
             return []
         return [int(a) for a in self.engine.legal_actions(self.game_state, player)]
 
@@ -600,7 +600,7 @@ class PigState(pyspiel.State):
         self._returns = [r + d for r, d in zip(self._returns, self._rewards, strict=True)]
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
+        if player == int(pyspiel.PlayerId.CHANCE):
             if self.game_state is None:
                 return self.deal.text(self.drawn, action)
             kind, _ = self._request or ("?", 0)
@@ -608,7 +608,7 @@ class PigState(pyspiel.State):
         return self.engine.action_text(self.game_state, player, action)
 
     def is_terminal(self) -> bool:
-        return self.current_player() == pyspiel.PlayerId.TERMINAL
+        return self.current_player() == int(pyspiel.PlayerId.TERMINAL)
 
     def rewards(self) -> list[float]:
         return list(self._rewards)

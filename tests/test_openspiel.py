@@ -313,3 +313,32 @@ def test_pig_observations_and_rewards_are_the_engines():
 def test_pig_refuses_unknown_parameters():
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
         pyspiel.load_game("kiaule_pig", {"game": "full"})
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED[:2], ids=BRIDGED_IDS[:2])
+def test_shimmy_plays_a_bridged_game_with_masks_in_info(name, params):
+    """Shimmy's OpenSpiel → PettingZoo conversion runs on a bridged game; its masks sit in
+    ``info["action_mask"]``, the layout of ``kiaule_env.wrappers.mask_in_info``."""
+    shimmy = pytest.importorskip("shimmy")
+    from kiaule_env.wrappers import mask_in_info
+
+    env = shimmy.OpenSpielCompatibilityV0(env=pyspiel.load_game(name, params))
+    ours = mask_in_info(kiaule_env.GAMES[name.removeprefix("kiaule_")].raw_env())
+    ours.reset(seed=0)
+    env.reset(seed=0)
+    decisions = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        ref_obs, _, _, _, ref_info = ours.last()
+        assert obs.shape == ref_obs.shape  # Shimmy hands out float64 observations
+        mask = info["action_mask"]
+        assert (
+            mask.dtype == ref_info["action_mask"].dtype
+            and mask.shape == ref_info["action_mask"].shape
+        )
+        if term or trunc:
+            env.step(None)
+            continue
+        decisions += 1
+        env.step(int(np.flatnonzero(mask)[0]))
+    assert decisions > 0
