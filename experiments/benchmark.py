@@ -78,9 +78,7 @@ def _work_dir(work: Path, config: TournamentConfig) -> Path:
     Results in the folder are resumed, so its name also covers the game's package, its agents
     and zoo models: a changed rule or model gets a fresh folder instead of stale results.
     """
-    digest = hashlib.sha1(
-        json.dumps([config.identity(), config.records], sort_keys=True).encode()
-    )
+    digest = hashlib.sha1(json.dumps([config.identity(), config.records], sort_keys=True).encode())
     digest.update(_code_fingerprint(config.game).encode())
     return work / f"{config.game}-{digest.hexdigest()[:10]}"
 

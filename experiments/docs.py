@@ -1,4 +1,4 @@
-"""Regenerate the README's observation and action tables from the encoders.
+"""Regenerate the README's observation, action and state tables from the encoders.
 
 Each table sits between ``<!-- BEGIN GENERATED: <game> <kind> -->`` and ``<!-- END GENERATED -->``
 markers; ``python -m experiments.docs`` rewrites them in place, and ``tests/test_docs.py`` fails
@@ -15,7 +15,7 @@ from kiaule_env import GAMES
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BLOCK = re.compile(
-    r"(<!-- BEGIN GENERATED: (?P<game>\w+) (?P<kind>observation|action) -->\n)"
+    r"(<!-- BEGIN GENERATED: (?P<game>\w+) (?P<kind>observation|action|state) -->\n)"
     r"(?P<body>.*?)"
     r"(<!-- END GENERATED -->)",
     re.DOTALL,
@@ -23,7 +23,9 @@ BLOCK = re.compile(
 
 
 def generated_table(game: str, kind: str) -> str:
-    """The current Markdown table of ``game``'s default observation or action encoding."""
+    """The current Markdown table of ``game``'s default observation, action or state encoding."""
+    if kind == "state":
+        return GAMES[game].state_table().strip() + "\n"
     module = GAMES[game].load()
     table = module.observation_table() if kind == "observation" else module.action_table()
     return table.strip() + "\n"

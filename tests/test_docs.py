@@ -1,4 +1,4 @@
-"""The README's observation and action tables are generated from the encoders and must match."""
+"""The README's observation, action and state tables come from the encoders and must match."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from kiaule_env import GAMES
 
 def test_readme_has_a_table_block_per_game_and_kind():
     found = {(game, kind) for game, kind, _ in docs.blocks(docs.README.read_text())}
-    expected = {(g, k) for g in GAMES for k in ("observation", "action")}
+    expected = {(g, k) for g in GAMES for k in ("observation", "action", "state")}
     assert expected <= found
 
 

@@ -14,6 +14,8 @@ Conventions every game follows:
 * ``raw_env.step`` raises ``ValueError`` naming the move and the legal ones on an illegal action;
   the wrapped ``env()`` applies PettingZoo's classic convention instead (the offender gets −1,
   the episode ends; see :func:`wrap_classic`).
+* ``state()`` is the global state (``state_space``), for centralized critics; see
+  :mod:`kiaule_env.core.state`.
 * ``max_cycles`` (``None``: off) truncates the episode after ``max_cycles * num_players`` agent
   steps; every game also has its own rule cap with a defined result.
 """
@@ -76,6 +78,11 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        #: the global state's layout and space (``state()``; ``kiaule_env.core.state``)
+        self.state_layout = engine.state_layout
+        self.state_space = spaces.Box(
+            self.state_layout.low, self.state_layout.high, dtype=np.float32
+        )
         self.np_random: np.random.Generator | None = None
         self.game_state: Any = None
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -147,6 +154,14 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
             self._obs_cache[seat] = obs
         mask = self._mask if seat == self._seat else self._zero_mask
         return {"observation": obs, "action_mask": mask.copy()}
+
+    def state(self) -> np.ndarray:
+        """The global state (``state_space``; layout ``state_layout``, the README's state table):
+        who acts, every seat's observation, the face-down order nobody knows. For centralized
+        critics (MAPPO); an agent must never see it."""
+        if self.game_state is None:
+            raise NotResetError("state()")
+        return self.engine.encode_state(self.game_state)
 
     def legal_moves(self, agent: str) -> dict[int, str]:
         """Every legal action of ``agent`` mapped to its move text (empty if not his turn, and
@@ -282,6 +297,13 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated_by_illegal = False
         super().reset(seed=seed, options=options)
+
+    def state(self) -> np.ndarray:
+        """The global state; :class:`~kiaule_env.core.options.NotResetError` before ``reset``
+        (PettingZoo's wrapper raises a bare ``AssertionError``)."""
+        if not self._has_reset:
+            raise NotResetError("state()")
+        return self.env.state()
 
     def step(self, action: Any) -> None:
         if not self._has_reset or not self.env.agents:

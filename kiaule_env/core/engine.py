@@ -17,6 +17,8 @@ Conventions:
   order, mutates ``state`` and returns the reward delta of every seat (``num_players`` floats);
 * ``view(state, seat)`` is the seat's information set; ``observe`` is its encoded vector (the
   game's :class:`ObservationEncoder` on that view: nothing else reaches an observation);
+* ``encode_state(state)`` is the global state vector for centralized critics and PettingZoo's
+  ``state()`` (layout ``state_layout``, :mod:`kiaule_env.core.state`);
 * ``result(state)`` is the outcome dict of a finished episode (RULES §0 "Outcome"), JSON-able;
 * ``ending(result)`` says whether a finished episode was decided by play or ended by a rule cap;
 * ``step_info(state)`` is what the latest ``apply`` adds to every agent's ``info`` (a finished
@@ -67,6 +69,8 @@ class Engine(Protocol):
     option_keys: frozenset[str]
     encoder: ObservationEncoder
     codec: ActionCodec
+    #: the layout of :meth:`encode_state` (``kiaule_env.core.state``)
+    state_layout: ObservationLayout
 
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> Any:
         """A new episode's state; ``options`` are key-checked reset options (stacked decks)."""
@@ -97,6 +101,11 @@ class Engine(Protocol):
     def view(self, state: Any, seat: int) -> Any: ...
 
     def observe(self, state: Any, seat: int) -> np.ndarray: ...
+
+    def encode_state(self, state: Any) -> np.ndarray:
+        """The global state vector of ``state`` (layout ``state_layout``): who acts, every
+        seat's observation, the face-down order no seat knows (``kiaule_env.core.state``)."""
+        ...
 
     def clone(self, state: Any) -> Any: ...
 
@@ -177,3 +186,7 @@ class RulesEngine:
 
     def check_invariants(self, state: Any) -> None:
         self.rules.check_invariants(state)
+
+    def encode_state(self, state: Any) -> np.ndarray:
+        """The global state vector (:mod:`kiaule_env.core.state`, layout ``state_layout``)."""
+        return self.state_encoder.encode(state, self.to_act(state), self.observe)

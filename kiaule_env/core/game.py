@@ -110,6 +110,10 @@ class GameDescriptor:
         """Markdown table of the observation layout for these constructor keywords."""
         return self.make_engine(**options).encoder.layout.markdown_table()
 
+    def state_table(self, **options: Any) -> str:
+        """Markdown table of the global state layout (``state()``) for these keywords."""
+        return self.make_engine(**options).state_encoder.markdown_table()
+
     def action_table(self, **options: Any) -> str:
         """Markdown table of the action indices for these constructor keywords."""
         return self.make_engine(**options).codec.markdown_table()

@@ -12,9 +12,14 @@ action 0 is ``play`` (E3), the only move.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import numpy as np
 
+from kiaule_env.cards import Deck
 from kiaule_env.core.layout import ObservationLayout, Slice, action_table
+from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
 from kiaule_env.elgeta.rules import PLAY, Config, View
 
 NUM_ACTIONS = 1
@@ -166,3 +171,24 @@ class ActionCodec:
 
     def markdown_table(self) -> str:
         return actions_markdown()
+
+
+def state_encoder(config: Config) -> StateEncoder:
+    """The global state encoder (:mod:`kiaule_env.core.state`): every seat's observation, then
+    each seat's pile in its face-down order (E2, E3), top first."""
+    deck = config.deck_cards
+
+    def pile(seat: int) -> HiddenSlice:
+        return HiddenSlice(
+            order_slice(f"pile_{seat}", deck, f"the pile of `player_{seat}`, top first (E3)"),
+            partial(_pile_order, seat=seat, deck=deck),
+        )
+
+    return StateEncoder(
+        config.num_players, build_layout(config), [pile(s) for s in range(config.num_players)]
+    )
+
+
+def _pile_order(state: Any, seat: int, deck: Deck) -> np.ndarray:
+    """The pile of ``seat``, top first (picklable, unlike a lambda)."""
+    return order_values(state.piles[seat], deck)

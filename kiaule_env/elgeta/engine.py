@@ -15,7 +15,12 @@ import numpy as np
 from kiaule_env.cards import CARD_TEXTS
 from kiaule_env.core.engine import RulesEngine
 from kiaule_env.elgeta import rules
-from kiaule_env.elgeta.encoding import PLAY_ACTION, ActionCodec, ObservationEncoder
+from kiaule_env.elgeta.encoding import (
+    PLAY_ACTION,
+    ActionCodec,
+    ObservationEncoder,
+    state_encoder,
+)
 from kiaule_env.elgeta.rules import NOBODY, Config, State
 
 #: the legal actions whenever someone is to act: only ``play`` (E3)
@@ -35,6 +40,8 @@ class Engine(RulesEngine):
         self.num_players = self.config.num_players
         self.encoder = ObservationEncoder(self.config)
         self.codec = ActionCodec(self.config)
+        self.state_encoder = state_encoder(self.config)
+        self.state_layout = self.state_encoder.layout
         self.num_actions = self.codec.num_actions
         self._no_reward = (0.0,) * self.num_players
 

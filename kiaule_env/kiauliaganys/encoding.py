@@ -10,10 +10,14 @@ deck size (turns by ``max_turns``, match years by the match target, the G10a rep
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import numpy as np
 
 from kiaule_env.cards import CARD_TEXTS, NUM_SUITED, Deck
 from kiaule_env.core.layout import ObservationLayout, Slice, action_table
+from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
 from kiaule_env.kiauliaganys.rules import (
     ANY,
     BLIND_MOVE,
@@ -270,3 +274,26 @@ class ActionCodec:
 
     def markdown_table(self) -> str:
         return action_table(self.table_rows())
+
+
+def state_encoder(config: Config) -> StateEncoder:
+    """The global state encoder (:mod:`kiaule_env.core.state`): every seat's observation, then
+    the order of the face-down table (G2), the next card to be drawn first."""
+    deck = config.the_deck
+    return StateEncoder(
+        config.num_players,
+        observation_layout(config.num_players, deck),
+        [
+            HiddenSlice(
+                order_slice(
+                    "face_down_order", deck, "the face-down table, next to draw first (G2)"
+                ),
+                partial(_face_down_order, deck=deck),
+            )
+        ],
+    )
+
+
+def _face_down_order(state: Any, deck: Deck) -> np.ndarray:
+    """The face-down table, next to draw first (picklable, unlike a lambda)."""
+    return order_values(reversed(state.face_down), deck)

@@ -17,7 +17,7 @@ import numpy as np
 from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kiauliaganys import rules
-from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder
+from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.kiauliaganys.rules import OVER, Config, State
 
 #: stacked decks a tournament deal gives a match (later deals are shuffled from the seed)
@@ -36,6 +36,8 @@ class Engine(RulesEngine):
         self.num_players = self.config.num_players
         self.encoder = ObservationEncoder(self.config)
         self.codec = ActionCodec(self.config)
+        self.state_encoder = state_encoder(self.config)
+        self.state_layout = self.state_encoder.layout
         self.num_actions = self.codec.num_actions
         self._no_reward = (0.0,) * self.num_players
 

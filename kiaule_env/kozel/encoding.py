@@ -19,8 +19,9 @@ import numpy as np
 from kiaule_env.cards import CARD_TEXTS
 from kiaule_env.core.layout import ObservationLayout, Slice
 from kiaule_env.core.layout import action_table as _action_table
+from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
 from kiaule_env.kozel import rules
-from kiaule_env.kozel.rules import DECK, NUM_MOVES, View
+from kiaule_env.kozel.rules import DECK, NUM_MOVES, Config, View
 
 RELATIVE = ("me", "left", "partner", "right")
 _POS: list[int] = DECK.position.tolist()
@@ -231,3 +232,24 @@ class ActionCodec:
 
 ENCODER = ObservationEncoder()
 CODEC = ActionCodec()
+
+
+def state_encoder(config: Config | None = None) -> StateEncoder:
+    """The global state encoder (:mod:`kiaule_env.core.state`): the four observations, then
+    the order of the stock still to be drawn (K3, K4), top first."""
+    del config  # every configuration has the same layout
+    return StateEncoder(
+        4,
+        ENCODER.layout,
+        [
+            HiddenSlice(
+                order_slice("stock_order", DECK, "the stock still to draw, top first (K3)"),
+                _stock_order,
+            )
+        ],
+    )
+
+
+def _stock_order(state: rules.State) -> np.ndarray:
+    """The stock still to draw, top first, as :func:`~kiaule_env.core.state.order_values`."""
+    return order_values(state.stock[state.stock_pos :], DECK)

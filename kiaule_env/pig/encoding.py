@@ -14,13 +14,16 @@ rank of the starting deck (low to high), then ``nose`` (``token`` with P8), then
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
+from typing import Any
 
 import numpy as np
 
-from kiaule_env.cards import RANKS
+from kiaule_env.cards import RANKS, Deck
 from kiaule_env.core.layout import ObservationLayout, Slice
 from kiaule_env.core.layout import action_table as _action_table
-from kiaule_env.pig.rules import NOSE, RACE, WAIT, Config, PigView, parse_move
+from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
+from kiaule_env.pig.rules import NOSE, RACE, WAIT, Config, PigView, parse_move, starting_deck
 
 
 def build_layout(config: Config) -> ObservationLayout:
@@ -190,3 +193,28 @@ class ActionCodec:
                 (str(r + 1), f"`wait`: only in the race (P3); the only move after `{word}`"),
             ]
         )
+
+
+def state_encoder(config: Config) -> StateEncoder:
+    """The global state encoder (:mod:`kiaule_env.core.state`): every seat's observation (every
+    hand), then with a stock (P6) the stock's order, top first, and the discard pile's, first
+    discarded first (it turns over unshuffled)."""
+    hidden = []
+    if config.stock:
+        deck = starting_deck(config)
+        hidden = [
+            HiddenSlice(
+                order_slice("stock_order", deck, "the stock, top first (P6)"),
+                partial(_pile_order, name="stock", deck=deck),
+            ),
+            HiddenSlice(
+                order_slice("discard_order", deck, "the discard pile, first discarded first (P6)"),
+                partial(_pile_order, name="discard", deck=deck),
+            ),
+        ]
+    return StateEncoder(config.num_players, build_layout(config), hidden)
+
+
+def _pile_order(state: Any, name: str, deck: Deck) -> np.ndarray:
+    """The stock or the discard pile in order (picklable, unlike a lambda)."""
+    return order_values(getattr(state, name), deck)

@@ -17,7 +17,7 @@ import numpy as np
 from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.options import shuffled_texts
 from kiaule_env.pig import rules
-from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder
+from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.pig.rules import OVER, WAIT, Config, State
 
 
@@ -33,6 +33,8 @@ class Engine(RulesEngine):
         self.num_players = self.config.num_players
         self.encoder = ObservationEncoder(self.config)
         self.codec = ActionCodec(self.config)
+        self.state_encoder = state_encoder(self.config)
+        self.state_layout = self.state_encoder.layout
         self.num_actions = self.codec.num_actions
         self._to_action = self.codec.to_action
 

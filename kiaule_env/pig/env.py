@@ -4,8 +4,8 @@
 the encoders (:mod:`kiaule_env.pig.encoding`): one ``step(actions)`` is one simultaneous passing
 round (P2), eliminated players leave ``agents`` in the step they are eliminated (P5), and
 ``infos[agent]["result"]`` holds the outcome at the end (P10). It exposes the same extras as the
-turn-based games: ``state`` (the engine state), ``view(agent)``, ``legal_moves(agent)`` and
-``check_invariants()``.
+turn-based games: ``game_state`` (the engine state), ``state()`` (the global state vector),
+``view(agent)``, ``legal_moves(agent)`` and ``check_invariants()``.
 
 :class:`PigAECEnv` is PettingZoo's ``parallel_to_aec`` conversion as a plain ``AECEnv`` with
 those extras, so PettingZoo's classic wrappers (``wrap_classic``) and the agents' arena work on
@@ -90,6 +90,11 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        #: the global state's layout and space (``state()``; ``kiaule_env.core.state``)
+        self.state_layout = self.engine.state_layout
+        self.state_space = spaces.Box(
+            self.state_layout.low, self.state_layout.high, dtype=np.float32
+        )
         self.np_random: np.random.Generator | None = None
         self.game_state: rules.State | None = None
         self.agents: list[str] = []
@@ -218,6 +223,13 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         self._seat_of(agent, "observe()")
         return self._observe(agent)
 
+    def state(self) -> np.ndarray:
+        """The global state (``state_space``; the README's state table): who acts, every
+        seat's observation (every hand), the stock and discard order. For centralized critics."""
+        if self.game_state is None:
+            raise NotResetError("state()")
+        return self.engine.encode_state(self.game_state)
+
     def legal_moves(self, agent: str) -> dict[int, str]:
         """Every legal action of ``agent`` this step mapped to its move text (RULES §0)."""
         legal = self._legal.get(self._seat_of(agent, "legal_moves()"), ())
@@ -318,6 +330,8 @@ class PigAECEnv(AECEnv):
         self.action_spaces = self.parallel.action_spaces
         self.config = self.parallel.config
         self.layout = self.parallel.layout
+        self.state_layout = self.parallel.state_layout
+        self.state_space = self.parallel.state_space
         self.agents: list[str] = []
 
     @property
@@ -413,6 +427,10 @@ class PigAECEnv(AECEnv):
 
     def view(self, agent: str) -> rules.PigView:
         return self.parallel.view(agent)
+
+    def state(self) -> np.ndarray:
+        """The global state of the parallel env (``state_space``)."""
+        return self.parallel.state()
 
     def check_invariants(self) -> None:
         self.parallel.check_invariants()

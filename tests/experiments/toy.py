@@ -25,6 +25,7 @@ from kiaule_env.core.aec import TurnBasedCardEnv
 from kiaule_env.core.game import GameDescriptor
 from kiaule_env.core.layout import ObservationLayout, Slice
 from kiaule_env.core.options import decks_option, stacked_decks
+from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
 
 DECK = get_deck("52")
 KEEP, SWAP = 0, 1
@@ -73,6 +74,16 @@ class ToyEngine:
         self.encoder = ToyEncoder()
         self.codec = ToyCodec()
         self.num_actions = 2
+        # the global state (contract: state_layout, encode_state): the stock's order is hidden
+        self.state_encoder = StateEncoder(
+            num_players,
+            self.encoder.layout,
+            [HiddenSlice(order_slice("stock_order", DECK, "the stock"), _toy_stock_order)],
+        )
+        self.state_layout = self.state_encoder.layout
+
+    def encode_state(self, state: ToyState) -> np.ndarray:
+        return self.state_encoder.encode(state, self.to_act(state), self.observe)
 
     def new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> ToyState:
         decks = stacked_decks(options, DECK, multi_deal=False)
@@ -252,3 +263,7 @@ for _game in ("toy", "toyteam"):
     register(f"{_game}/keep", lambda seed=0: KeepAgent(seed))
 for _name, _teams in (("toy", None), ("toyteam", ((0, 2), (1, 3)))):
     register_game(toy_game(_name, _teams), metrics=__name__)
+
+
+def _toy_stock_order(state: ToyState) -> np.ndarray:
+    return order_values(state.stock, DECK)

@@ -14,6 +14,7 @@ from tests.training.conftest import require_env
 
 ZOO = {(g, n): f for g in GAMES for n, f in zoo_models(g).items()}
 
+
 @pytest.mark.parametrize(("game", "players"), sorted(ZOO))
 def test_zoo_model_loads_by_name_and_beats_random(game, players):
     require_env(game)

@@ -1,0 +1,632 @@
+"""An OpenSpiel bridge (extra ``openspiel``): the suite's games as ``pyspiel`` Python games.
+
+``import kiaule_env.openspiel`` registers, with ``pyspiel.register_game``, the sequential games
+with explicit chance (``ChanceMode.EXPLICIT_STOCHASTIC``):
+
+* ``kiaule_kozel`` (RULES §1): the deal is 36 chance nodes, each drawing the next card of the
+  deck from top to bottom uniformly among the cards not drawn yet (chance action ``i`` = card
+  ``i`` of the deck in canonical order), :class:`DeckDeal`;
+* ``kiaule_kiauliaganys`` (RULES §2): the same with the configured deck (G2);
+* ``kiaule_elgeta`` (RULES §4): with three players first the suit left out, then every seat's
+  pile card by card (E2), :class:`ElgetaDeal`, the distribution of ``rules.deal_piles``.
+
+After the deal the players decide through the engine (``Engine.legal_actions`` / ``apply``, the
+env's action indices). The bridged configurations are single deals (no Kozel series, no
+Kiauliaganys match), whose engines draw nothing after the deal (a test checks it), so every
+random event is a chance node. Rewards are the engine's reward deltas (zero-sum).
+
+Parameters carry the options (``pyspiel.load_game("kiaule_kozel", {"trump_card": "bottom",
+"molodka": "none"})``): ``"none"`` stands for ``None``, ``deck`` is an int (``52``),
+Kiauliaganys' ``repetition=0`` turns G10a off; unknown parameters are pyspiel errors, bad
+values the engine's ``ValueError``.
+
+Observations come from the game's own encoder: ``observation_tensor(player)`` is the env's
+observation vector of that seat (all zero during the deal), its named parts are the
+observation layout's slices (``observer.dict``), and ``observation_string(player)`` is the
+seat's view (``Engine.view``), so both hold exactly the seat's information set.
+
+``kiaule_pig`` (RULES §3, one round: ``game="full"`` is not offered) is a simultaneous game
+(``Dynamics.SIMULTANEOUS``) with explicit chance: the deal (the starting deck card by card),
+and after a joint action every draw the rules make, as chance nodes before the step takes
+effect (P3 the reaction order of players touching in the same step, one pick at a time; D3 the
+pig of a race cut short), :class:`PigGame`. Its parameters: ``num_players``, ``stock``,
+``tokens``, ``false_nose`` (``"none"``), ``max_passes``, ``max_race_steps``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from kiaule_env import GAMES
+from kiaule_env.cards import CARD_TEXTS, SUITS, Deck
+from kiaule_env.elgeta import rules as elgeta_rules
+
+#: pyspiel parameters cannot be ``None``: this string stands for it
+NONE = "none"
+
+
+class DeckDeal:
+    """The deal as chance nodes: the deck's cards one by one, top first, each uniform among the
+    cards not drawn yet (chance action ``i`` = card ``i`` of the deck in canonical order); the
+    reset options are ``{"deck": [card texts]}`` (RULES §0)."""
+
+    def __init__(self, deck: Deck):
+        self.deck = deck
+        self.max_outcomes = deck.size
+        self.length = deck.size
+
+    def outcomes(self, drawn: list[int]) -> list[int]:
+        taken = set(drawn)
+        return [i for i in range(self.deck.size) if i not in taken]
+
+    def done(self, drawn: list[int]) -> bool:
+        return len(drawn) == self.deck.size
+
+    def options(self, drawn: list[int]) -> dict[str, Any]:
+        return {"deck": [CARD_TEXTS[self.deck.cards[i]] for i in drawn]}
+
+    def text(self, drawn: list[int], action: int) -> str:
+        return f"deal {CARD_TEXTS[self.deck.cards[action]]}"
+
+
+class ElgetaDeal:
+    """Elgeta's deal (E2) as chance nodes: with three players first the suit left out (chance
+    action ``0..3`` = ``SEAT_SUITS`` index, uniform), then every seat's pile card by card, top
+    first, each uniform among that seat's cards not drawn yet (chance action = the card's index
+    in the deck); the reset options are ``{"piles": …}``. The same distribution as
+    ``rules.deal_piles``."""
+
+    def __init__(self, config: elgeta_rules.Config):
+        self.config = config
+        self.deck = config.deck_cards
+        self.n = config.num_players
+        self.three = self.n == 3
+        self.max_outcomes = max(self.deck.size, 4)
+        self.length = int(self.three) + sum(len(p) for p in self._seat_cards(self._left(None)))
+
+    def _left(self, drawn: list[int] | None) -> str | None:
+        if not self.three:
+            return None
+        return elgeta_rules.SEAT_SUITS[drawn[0]] if drawn else elgeta_rules.SEAT_SUITS[0]
+
+    def _seat_cards(self, left_out: str | None) -> list[list[int]]:
+        """Deck indices of each seat's cards, canonical order."""
+        ranks = [r for r in self.deck.cards if r < 13]
+        out = []
+        for suits in elgeta_rules.seat_suits(self.n, left_out):
+            cards = [SUITS.index(s) * 13 + r for s in suits for r in ranks]
+            out.append(sorted(int(self.deck.position[c]) for c in cards))
+        return out
+
+    def _piles(self, drawn: list[int]) -> tuple[list[list[int]], list[list[int]]]:
+        """(each seat's deck indices, each seat's drawn pile so far)."""
+        cards = drawn[1:] if self.three else drawn
+        seats = self._seat_cards(self._left(drawn))
+        piles, start = [], 0
+        for seat in seats:
+            piles.append(cards[start : start + len(seat)])
+            start += len(seat)
+        return seats, piles
+
+    def outcomes(self, drawn: list[int]) -> list[int]:
+        if self.three and not drawn:
+            return [0, 1, 2, 3]
+        seats, piles = self._piles(drawn)
+        for seat, pile in zip(seats, piles, strict=True):
+            if len(pile) < len(seat):
+                taken = set(pile)
+                return [i for i in seat if i not in taken]
+        return []
+
+    def done(self, drawn: list[int]) -> bool:
+        return len(drawn) == self.length
+
+    def options(self, drawn: list[int]) -> dict[str, Any]:
+        _, piles = self._piles(drawn)
+        return {"piles": [[CARD_TEXTS[self.deck.cards[i]] for i in pile] for pile in piles]}
+
+    def text(self, drawn: list[int], action: int) -> str:
+        if self.three and not drawn:
+            return f"leave out {elgeta_rules.SEAT_SUITS[action]}"
+        seats, piles = self._piles(drawn)
+        seat = next(s for s, (c, p) in enumerate(zip(seats, piles, strict=True)) if len(p) < len(c))
+        return f"deal {CARD_TEXTS[self.deck.cards[action]]} to player_{seat}"
+
+
+@dataclass(frozen=True)
+class BridgeSpec:
+    """How one game of the suite becomes a pyspiel game."""
+
+    #: the suite's game name (``kiaule_env.GAMES``)
+    game: str
+    #: pyspiel parameters and their defaults (the engine keywords offered)
+    params: Mapping[str, Any]
+    #: engine keywords fixed by the bridge (a single deal: every random event a chance node)
+    fixed: Mapping[str, Any]
+    #: the deal's chance nodes for an engine
+    deal: Callable[[Any], Any]
+    #: the utility bound for an engine (returns lie in ``[-bound, bound]``)
+    utility: Callable[[Any], float]
+    #: the longest sequence of decisions for an engine (``GameInfo.max_game_length`` adds the deal)
+    decisions: Callable[[Any], int]
+    #: parameters whose value 0 stands for the engine's ``None`` (pyspiel ints cannot be None)
+    zero_is_none: tuple[str, ...] = ()
+    #: int parameters the engine takes as strings (``deck=52``: a string ``"52"`` would come
+    #: back as an int from a serialized game's name)
+    int_as_str: tuple[str, ...] = ()
+
+
+_KOZEL_UTILITY = {"loss_points": 6.0, "win_loss": 1.0, "card_points": 1.0}
+
+SPECS: dict[str, BridgeSpec] = {
+    "kozel": BridgeSpec(
+        game="kozel",
+        params={
+            "trump_card": "middle",
+            "molodka": "any",
+            "beat_partner": True,
+            "reward": "loss_points",
+        },
+        fixed={"series": False},
+        deal=lambda engine: DeckDeal(_kozel_deck()),
+        utility=lambda engine: _KOZEL_UTILITY[engine.config.reward],
+        decisions=lambda engine: 63,  # K5–K8: 9 tricks of ≤ 4 plays and 3 claim decisions
+    ),
+    "kiauliaganys": BridgeSpec(
+        game="kiauliaganys",
+        params={
+            "num_players": 4,
+            "deck": 52,
+            "pips": "points",
+            "max_turns": 1000,
+            "must_play_from_hand": False,
+            "blind_drag_only_when_empty_hand": False,
+            "repetition": 3,
+        },
+        fixed={"match_years": None, "reward": "win_loss"},
+        deal=lambda engine: DeckDeal(engine.config.the_deck),
+        utility=lambda engine: 1.0,  # G12 win_loss: swineherd −1, the others +1/(n−1)
+        # G10: each turn a match step and a drag step; the G8 last turn adds one per seat
+        decisions=lambda engine: 2 * engine.config.max_turns + 2 * engine.num_players,
+        zero_is_none=("repetition",),
+        int_as_str=("deck",),
+    ),
+    "elgeta": BridgeSpec(
+        game="elgeta",
+        params={"num_players": 4, "deck": 52, "max_tricks": 10_000, "stop_on_all_aces": False},
+        fixed={},
+        deal=lambda engine: ElgetaDeal(engine.config),
+        utility=lambda engine: 1.0,  # E9: the winner +1, the others −1/(n−1)
+        # E8: at most max_tricks tricks, each at most every card played once
+        decisions=lambda engine: engine.config.max_tricks * engine.config.deck_cards.size,
+        int_as_str=("deck",),
+    ),
+}
+
+
+def _kozel_deck() -> Deck:
+    from kiaule_env.kozel.rules import DECK
+
+    return DECK
+
+
+def game_type(spec: BridgeSpec) -> pyspiel.GameType:
+    """The pyspiel ``GameType`` of a bridged game: ``kiaule_<game>``."""
+    game = GAMES[spec.game]
+    return pyspiel.GameType(
+        short_name=f"kiaule_{spec.game}",
+        long_name=f"kiaule-env {spec.game.capitalize()}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        max_num_players=max(game.player_counts),
+        min_num_players=min(game.player_counts),
+        provides_information_state_string=False,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=dict(spec.params),
+    )
+
+
+def _options(spec: BridgeSpec, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Engine keywords from pyspiel parameters (``"none"`` → ``None``; 0 → ``None`` where the
+    spec says); unknown keys refused."""
+    unknown = sorted(set(params) - set(spec.params))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))}; "
+            f"allowed: {', '.join(spec.params)}"
+        )
+    merged = {**spec.params, **params}
+    options = {k: None if v == NONE else v for k, v in merged.items()}
+    for key in spec.zero_is_none:
+        if options.get(key) == 0:
+            options[key] = None
+    for key in spec.int_as_str:
+        options[key] = str(options[key])
+    return {**options, **spec.fixed}
+
+
+class KiauleGame(pyspiel.Game):
+    """A game of the suite as a pyspiel game (a subclass per game sets ``spec``)."""
+
+    spec: BridgeSpec
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        spec = self.spec
+        options = _options(spec, dict(params or {}))
+        self.engine = GAMES[spec.game].make_engine(**options)  # a bad value is a ValueError
+        self.deal = spec.deal(self.engine)
+        bound = float(spec.utility(self.engine))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.engine.num_actions,
+            max_chance_outcomes=self.deal.max_outcomes,
+            num_players=self.engine.num_players,
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=0.0,
+            max_game_length=self.deal.length + int(spec.decisions(self.engine)),
+        )
+        super().__init__(self._type, info, dict(params or {}))
+
+    def new_initial_state(self) -> KiauleState:
+        return KiauleState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> KiauleObserver:
+        return KiauleObserver(self, iig_obs_type, params)
+
+
+class KiauleState(pyspiel.State):
+    """A deal in progress (chance nodes) or an engine episode (the players' decisions)."""
+
+    def __init__(self, game: KiauleGame):
+        super().__init__(game)
+        self.engine = game.engine
+        self.deal = game.deal
+        #: the chance actions of the deal so far
+        self.drawn: list[int] = []
+        #: the engine state once the deal is complete
+        self.game_state: Any = None
+        n = self.engine.num_players
+        self._rewards = [0.0] * n
+        self._returns = [0.0] * n
+
+    def current_player(self) -> int:
+        if self.game_state is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        seats = self.engine.to_act(self.game_state)
+        return int(seats[0]) if seats else int(pyspiel.PlayerId.TERMINAL)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.game_state is None or player != self.current_player():
+            return []
+        return [int(a) for a in self.engine.legal_actions(self.game_state, player)]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.game_state is not None:
+            raise ValueError("chance_outcomes() called at a decision node")
+        left = self.deal.outcomes(self.drawn)
+        p = 1.0 / len(left)
+        return [(i, p) for i in left]
+
+    def _apply_action(self, action: int) -> None:
+        n = self.engine.num_players
+        if self.game_state is None:
+            if action not in self.deal.outcomes(self.drawn):
+                raise ValueError(f"chance outcome {action} is not possible now")
+            self.drawn.append(int(action))
+            self._rewards = [0.0] * n
+            if self.deal.done(self.drawn):
+                # the generator is never used: the bridged games draw nothing after the deal
+                rng = np.random.default_rng(0)
+                self.game_state = self.engine.new_episode(rng, self.deal.options(self.drawn))
+            return
+        deltas = self.engine.apply(self.game_state, (int(action),))
+        self._rewards = [float(d) for d in deltas]
+        self._returns = [r + d for r, d in zip(self._returns, self._rewards, strict=True)]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == int(pyspiel.PlayerId.CHANCE):
+            return self.deal.text(self.drawn, action)
+        return self.engine.action_text(self.game_state, player, action)
+
+    def is_terminal(self) -> bool:
+        return self.game_state is not None and self.engine.is_over(self.game_state)
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def __str__(self) -> str:
+        if self.game_state is None:
+            return f"dealing {len(self.drawn)}/{self.deal.length}: {self.drawn}"
+        return self.engine.render(self.game_state)
+
+
+class KiauleObserver:
+    """The seat's observation (PyObserver interface): the env's observation vector and view.
+
+    Only the default observation type is offered (a seat's private and public information,
+    without perfect recall): that is what the suite's encoders encode.
+    """
+
+    def __init__(self, game: KiauleGame, iig_obs_type: Any, params: Any):
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params!r}")
+        if iig_obs_type is not None and (
+            iig_obs_type.perfect_recall
+            or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+            or not iig_obs_type.public_info
+        ):
+            raise ValueError(
+                "only the default observation type (perfect_recall=False, the seat's private "
+                "and the public information) is supported"
+            )
+        self.engine = game.engine
+        layout = self.engine.encoder.layout
+        self.tensor = np.zeros(layout.size, np.float32)
+        self.dict = {name: self.tensor[sl] for name, sl in layout.offsets.items()}
+
+    def set_from(self, state: KiauleState, player: int) -> None:
+        if state.game_state is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = self.engine.observe(state.game_state, player)
+
+    def string_from(self, state: KiauleState, player: int) -> str:
+        if state.game_state is None:
+            return f"dealing {len(state.drawn)}/{state.deal.length}"
+        return repr(self.engine.view(state.game_state, player))
+
+
+class KozelGame(KiauleGame):
+    """``kiaule_kozel``."""
+
+    spec = SPECS["kozel"]
+    _type = game_type(spec)
+
+
+class KiauliaganysGame(KiauleGame):
+    """``kiaule_kiauliaganys``."""
+
+    spec = SPECS["kiauliaganys"]
+    _type = game_type(spec)
+
+
+class ElgetaGame(KiauleGame):
+    """``kiaule_elgeta``."""
+
+    spec = SPECS["elgeta"]
+    _type = game_type(spec)
+
+
+class _ScriptedRng:
+    """Stands in for the episode generator during one Pig step: serves the draws chance nodes
+    chose (``script``), and records the first draw it has no value for (``request``)."""
+
+    def __init__(self, script: list[Any]):
+        self.script = script
+        self.used = 0
+        self.request: tuple[str, int] | None = None
+
+    def _next(self, kind: str, n: int, default: Any) -> Any:
+        if self.used < len(self.script):
+            value = self.script[self.used]
+            self.used += 1
+            return value
+        if self.request is None:
+            self.request = (kind, n)
+        return default
+
+    def permutation(self, n: int) -> np.ndarray:
+        return np.asarray(self._next("permutation", int(n), list(range(int(n)))))
+
+    def integers(self, n: int) -> int:
+        return int(self._next("integers", int(n), 0))
+
+
+_PIG_PARAMS: dict[str, Any] = {
+    "num_players": 4,
+    "stock": False,
+    "tokens": False,
+    "false_nose": NONE,
+    "max_passes": 200,
+    "max_race_steps": 20,
+}
+
+_PIG_TYPE = pyspiel.GameType(
+    short_name="kiaule_pig",
+    long_name="kiaule-env Pig",
+    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=13,
+    min_num_players=3,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    provides_factored_observation_string=False,
+    parameter_specification=_PIG_PARAMS,
+)
+
+
+class PigGame(pyspiel.Game):
+    """``kiaule_pig``: one round of Pig (RULES §3) as a simultaneous pyspiel game.
+
+    Chance nodes: the deal (the starting deck card by card, :class:`DeckDeal`), and after a
+    joint action every draw the rules make (P3: the reaction order of players touching in the
+    same step, one pick at a time, each uniform among those not placed yet; D3: the pig of a
+    race cut short, uniform). A full game (``game="full"``, later deals) is not offered.
+    """
+
+    def __init__(self, params: Mapping[str, Any] | None = None):
+        unknown = sorted(set(params or {}) - set(_PIG_PARAMS))
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {unknown}; allowed: {', '.join(_PIG_PARAMS)}")
+        options = {**_PIG_PARAMS, **(params or {})}
+        options = {k: None if v == NONE else v for k, v in options.items()}
+        self.engine = GAMES["pig"].make_engine(game="round", **options)
+        self.deal = DeckDeal(_pig_deck(self.engine))
+        n = self.engine.num_players
+        steps = self.engine.config.max_passes + self.engine.config.max_race_steps + 2
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.engine.num_actions,
+            max_chance_outcomes=max(self.deal.max_outcomes, n),
+            num_players=n,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.deal.length + steps * (1 + n),
+        )
+        super().__init__(_PIG_TYPE, info, dict(params or {}))
+
+    def new_initial_state(self) -> PigState:
+        return PigState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> KiauleObserver:
+        return KiauleObserver(self, iig_obs_type, params)
+
+
+def _pig_deck(engine: Any) -> Deck:
+    from kiaule_env.pig.rules import starting_deck
+
+    return starting_deck(engine.config)
+
+
+class PigState(pyspiel.State):
+    """A Pig round: the deal (chance), simultaneous steps, the rules' draws (chance)."""
+
+    def __init__(self, game: PigGame):
+        super().__init__(game)
+        self.engine = game.engine
+        self.deal = game.deal
+        self.drawn: list[int] = []
+        self.game_state: Any = None
+        n = self.engine.num_players
+        self._rewards = [0.0] * n
+        self._returns = [0.0] * n
+        #: the joint action waiting for its draws, the draws chosen so far, a pick in progress
+        self._pending: list[int] | None = None
+        self._script: list[Any] = []
+        self._partial: list[int] = []
+        self._request: tuple[str, int] | None = None
+
+    def current_player(self) -> int:
+        if self.game_state is None or self._request is not None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.engine.is_over(self.game_state):
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(pyspiel.PlayerId.SIMULTANEOUS)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.current_player() != int(pyspiel.PlayerId.SIMULTANEOUS):
+            return []
+        return [int(a) for a in self.engine.legal_actions(self.game_state, player)]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.game_state is None:
+            left = self.deal.outcomes(self.drawn)
+        elif self._request is None:
+            raise ValueError("chance_outcomes() called at a decision node")
+        elif self._request[0] == "integers":
+            left = list(range(self._request[1]))
+        else:
+            left = [i for i in range(self._request[1]) if i not in self._partial]
+        p = 1.0 / len(left)
+        return [(i, p) for i in left]
+
+    def _apply_action(self, action: int) -> None:
+        if action not in [a for a, _ in self.chance_outcomes()]:
+            raise ValueError(f"chance outcome {action} is not possible now")
+        if self.game_state is None:
+            self.drawn.append(int(action))
+            self._rewards = [0.0] * self.engine.num_players
+            if self.deal.done(self.drawn):
+                self.game_state = self.engine.new_episode(
+                    _ScriptedRng([]), self.deal.options(self.drawn)
+                )
+            return
+        kind, n = self._request
+        if kind == "integers":
+            self._script.append(int(action))
+        else:
+            self._partial.append(int(action))
+            if len(self._partial) < n - 1:
+                return
+            self._partial.append(next(i for i in range(n) if i not in self._partial))
+            self._script.append(self._partial)
+            self._partial = []
+        self._resolve()
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        seats = self.engine.to_act(self.game_state)
+        self._pending = [int(actions[s]) for s in seats]
+        self._script = []
+        self._resolve()
+
+    def _resolve(self) -> None:
+        """Play the pending joint action if every draw it makes has been chosen, else ask the
+        next chance node for the first missing one (the step is replayed on a clone with the
+        chosen draws each time: the draws a step makes do not depend on their values)."""
+        trial = self.engine.clone(self.game_state)
+        rng = trial.rng = _ScriptedRng(self._script)
+        deltas = self.engine.apply(trial, self._pending)
+        self._request = rng.request
+        if self._request is not None:
+            self._rewards = [0.0] * self.engine.num_players
+            return
+        trial.rng = _ScriptedRng([])  # no draw outside a step
+        self.game_state = trial
+        self._pending, self._script = None, []
+        self._rewards = [float(d) for d in deltas]
+        self._returns = [r + d for r, d in zip(self._returns, self._rewards, strict=True)]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == int(pyspiel.PlayerId.CHANCE):
+            if self.game_state is None:
+                return self.deal.text(self.drawn, action)
+            kind, _ = self._request or ("?", 0)
+            return f"draw {kind} {action}"
+        return self.engine.action_text(self.game_state, player, action)
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == int(pyspiel.PlayerId.TERMINAL)
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def __str__(self) -> str:
+        if self.game_state is None:
+            return f"dealing {len(self.drawn)}/{self.deal.length}: {self.drawn}"
+        return self.engine.render(self.game_state)
+
+
+#: short name -> game class, every game registered with pyspiel on import
+REGISTERED: dict[str, type[pyspiel.Game]] = {
+    cls._type.short_name: cls for cls in (KozelGame, KiauliaganysGame, ElgetaGame)
+}
+REGISTERED["kiaule_pig"] = PigGame
+for _cls in (KozelGame, KiauliaganysGame, ElgetaGame):
+    pyspiel.register_game(_cls._type, _cls)
+pyspiel.register_game(_PIG_TYPE, PigGame)

@@ -1,0 +1,344 @@
+"""The OpenSpiel bridge (``kiaule_env.openspiel``, extra ``openspiel``): Kozel, Kiauliaganys and
+Elgeta registered with pyspiel, explicit chance for the deal, ``random_sim_test``, and the same
+game as the env."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import kiaule_env.openspiel  # noqa: E402 - registers the games
+from kiaule_env import kozel_v0  # noqa: E402
+from kiaule_env.cards import CARD_TEXTS  # noqa: E402
+from kiaule_env.kozel.rules import DECK  # noqa: E402
+
+KOZEL_PARAMS = [
+    {},
+    {"trump_card": "bottom"},
+    {"molodka": "trumps", "reward": "win_loss"},
+    {"molodka": "none", "beat_partner": False, "reward": "card_points"},
+]
+
+
+def test_kozel_is_registered():
+    assert "kiaule_kozel" in pyspiel.registered_names()
+    game = pyspiel.load_game("kiaule_kozel")
+    kind = game.get_type()
+    assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.num_players() == 4 and game.num_distinct_actions() == 47
+    assert game.max_chance_outcomes() == 36
+
+
+@pytest.mark.parametrize("params", KOZEL_PARAMS, ids=lambda p: ",".join(p) or "default")
+def test_kozel_random_sim_test(params):
+    game = pyspiel.load_game("kiaule_kozel", params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=not params, verbose=False)
+
+
+def test_kozel_the_deal_is_36_uniform_chance_nodes():
+    state = pyspiel.load_game("kiaule_kozel").new_initial_state()
+    for k in range(36):
+        assert state.is_chance_node()
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == 36 - k
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        assert len({p for _, p in outcomes}) == 1
+        state.apply_action(outcomes[-1][0])
+    assert not state.is_chance_node() and state.current_player() >= 0
+    with pytest.raises(ValueError, match="at a decision node"):
+        state.chance_outcomes()
+
+
+def _play_bridge(seed: int, params: dict):
+    """A random game through pyspiel: the deck, the moves, every step's observations and
+    rewards."""
+    rng = np.random.default_rng(seed)
+    state = pyspiel.load_game("kiaule_kozel", params).new_initial_state()
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(int(rng.choice(actions, p=probs)))
+    deck = [CARD_TEXTS[DECK.cards[i]] for i in state.history()]
+    trace = []
+    while not state.is_terminal():
+        player = state.current_player()
+        obs = [np.asarray(state.observation_tensor(p), np.float32) for p in range(4)]
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        trace.append((player, action, obs, state.rewards()))
+    return deck, trace, state.returns()
+
+
+@pytest.mark.parametrize("params", KOZEL_PARAMS[:2], ids=["default", "bottom"])
+def test_kozel_bridge_plays_the_env_game(params):
+    """The same deck and moves through ``kozel_v0.raw_env``: the same seats to act, legal moves
+    accepted, the same observations of every seat, rewards and returns."""
+    for seed in (0, 1):
+        deck, trace, returns = _play_bridge(seed, params)
+        env = kozel_v0.raw_env(**params)
+        env.reset(seed=seed, options={"deck": deck})
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for player, action, obs, rewards in trace:
+            assert env.agent_selection == f"player_{player}"
+            for p in range(4):
+                np.testing.assert_array_equal(obs[p], env.observe(f"player_{p}")["observation"])
+            env.step(action)
+            assert [env.rewards[a] for a in env.possible_agents] == rewards
+            for a in env.possible_agents:
+                totals[a] += env.rewards[a]
+        assert all(env.terminations.values())
+        assert list(totals.values()) == returns
+        assert sum(returns) == pytest.approx(0.0)
+
+
+def test_kozel_after_the_deal_the_engine_draws_nothing():
+    """Why the deal is the only chance: a stacked single game plays the same under any generator."""
+    engine = kozel_v0.GAME.make_engine()
+    deck = [CARD_TEXTS[c] for c in DECK.shuffled(np.random.default_rng(3))]
+    a = engine.new_episode(np.random.default_rng(1), {"deck": deck})
+    b = engine.new_episode(np.random.default_rng(2), {"deck": deck})
+    rng = np.random.default_rng(0)
+    while not engine.is_over(a):
+        seat = engine.to_act(a)[0]
+        assert engine.to_act(b) == (seat,)
+        assert list(engine.legal_actions(a, seat)) == list(engine.legal_actions(b, seat))
+        action = int(rng.choice(engine.legal_actions(a, seat)))
+        assert list(engine.apply(a, (action,))) == list(engine.apply(b, (action,)))
+    assert engine.result(a) == engine.result(b)
+
+
+def test_kozel_observation_string_is_the_view_and_hides_the_deal():
+    game = pyspiel.load_game("kiaule_kozel")
+    state = game.new_initial_state()
+    state.apply_action(5)
+    assert state.observation_string(0) == "dealing 1/36"
+    assert not np.asarray(state.observation_tensor(0)).any()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    view = kozel_v0.GAME.make_engine().view
+    raw = state.game_state
+    for p in range(4):
+        assert state.observation_string(p) == repr(view(raw, p))
+    assert state.observation_string(0) != state.observation_string(1)
+
+
+def test_kozel_bad_parameters_and_observation_types():
+    with pytest.raises(ValueError, match="trump_card='top' is not allowed"):
+        pyspiel.load_game("kiaule_kozel", {"trump_card": "top"})
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
+        pyspiel.load_game("kiaule_kozel", {"series": True})
+    game = pyspiel.load_game("kiaule_kozel")
+    with pytest.raises(ValueError, match="only the default observation type"):
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    with pytest.raises(ValueError, match="not supported"):
+        game.make_py_observer(None, {"x": 1})
+
+
+#: (short name, parameters) the generic tests cover; small caps keep Python-speed games short
+BRIDGED = [
+    ("kiaule_kozel", {}),
+    ("kiaule_kiauliaganys", {"num_players": 2, "deck": 36, "max_turns": 40, "pips": "face"}),
+    ("kiaule_kiauliaganys", {"num_players": 3, "repetition": 0, "max_turns": 60}),
+    ("kiaule_elgeta", {"num_players": 3, "deck": 32, "max_tricks": 60}),
+    ("kiaule_elgeta", {"num_players": 2, "deck": 32, "max_tricks": 200}),
+    ("kiaule_elgeta", {"num_players": 4, "deck": 52, "max_tricks": 40}),
+]
+BRIDGED_IDS = [f"{n}-{','.join(f'{k}={v}' for k, v in p.items()) or 'default'}" for n, p in BRIDGED]
+
+
+def test_every_bridged_game_is_registered():
+    names = set(pyspiel.registered_names())
+    assert {"kiaule_kozel", "kiaule_kiauliaganys", "kiaule_elgeta"} <= names
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED, ids=BRIDGED_IDS)
+def test_bridged_random_sim_test(name, params):
+    pyspiel.random_sim_test(
+        pyspiel.load_game(name, params), num_sims=2, serialize=True, verbose=False
+    )
+
+
+def _random_bridge_game(name: str, params: dict, seed: int):
+    """A random game through pyspiel: its deal's reset options, the decisions (seat, action,
+    observation of every seat before it, rewards after it), the returns."""
+    game = pyspiel.load_game(name, params)
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(int(rng.choice(actions, p=probs)))
+    options = game.deal.options(state.drawn)
+    n = game.num_players()
+    trace = []
+    while not state.is_terminal():
+        player = state.current_player()
+        obs = [np.asarray(state.observation_tensor(p), np.float32) for p in range(n)]
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        trace.append((player, action, obs, state.rewards()))
+    return game, options, trace, state.returns()
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED, ids=BRIDGED_IDS)
+def test_bridged_game_is_the_env_game(name, params):
+    """The deal's options and the decisions replayed in the game's raw env: the same seats to
+    act, the same observations of every seat, rewards and returns (zero-sum)."""
+    game_name = name.removeprefix("kiaule_")
+    for seed in (0, 1):
+        game, options, trace, returns = _random_bridge_game(name, params, seed)
+        env_options = {k: v for k, v in kiaule_env.openspiel._options(game.spec, params).items()}
+        env = kiaule_env.GAMES[game_name].raw_env(**env_options)
+        env.reset(seed=seed, options=options)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for player, action, obs, rewards in trace:
+            assert env.agent_selection == f"player_{player}"
+            for p, agent in enumerate(env.possible_agents):
+                np.testing.assert_array_equal(obs[p], env.observe(agent)["observation"])
+            env.step(action)
+            assert [env.rewards[a] for a in env.possible_agents] == rewards
+            for a in env.possible_agents:
+                totals[a] += env.rewards[a]
+        assert all(env.terminations.values())
+        assert list(totals.values()) == pytest.approx(returns)
+        assert sum(returns) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED, ids=BRIDGED_IDS)
+def test_bridged_engine_draws_nothing_after_the_deal(name, params):
+    """Why the deal is the only chance: after it, the episode plays the same under any
+    generator."""
+    game = pyspiel.load_game(name, params)
+    engine = game.engine
+    state = game.new_initial_state()
+    rng = np.random.default_rng(5)
+    while state.is_chance_node():
+        state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+    options = game.deal.options(state.drawn)
+    a = engine.new_episode(np.random.default_rng(1), options)
+    b = engine.new_episode(np.random.default_rng(2), options)
+    while not engine.is_over(a):
+        seat = engine.to_act(a)[0]
+        assert engine.to_act(b) == (seat,)
+        legal = list(engine.legal_actions(a, seat))
+        assert list(engine.legal_actions(b, seat)) == legal
+        action = int(rng.choice(legal))
+        assert list(engine.apply(a, (action,))) == list(engine.apply(b, (action,)))
+    assert engine.is_over(b) and engine.result(a) == engine.result(b)
+
+
+def test_elgeta_deal_has_the_distribution_of_deal_piles():
+    """Three players: the suit left out is uniform over four, each pile holds its seat's suit
+    (E2) and every card of it is equally likely on top."""
+    game = pyspiel.load_game("kiaule_elgeta", {"num_players": 3, "deck": 32})
+    state = game.new_initial_state()
+    assert [p for _, p in state.chance_outcomes()] == [0.25] * 4
+    state.apply_action(1)  # leave out SEAT_SUITS[1] = clubs
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 8 and all(p == pytest.approx(1 / 8) for _, p in outcomes)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    piles = game.deal.options(state.drawn)["piles"]
+    assert [{c[-1] for c in pile} for pile in piles] == [{"S"}, {"D"}, {"H"}]
+    assert all(len(pile) == 8 for pile in piles)
+
+
+PIG_PARAMS = [{}, {"num_players": 3}, {"false_nose": "pig", "max_race_steps": 3}, {"tokens": True}]
+
+
+def test_pig_is_a_simultaneous_game():
+    game = pyspiel.load_game("kiaule_pig")
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.num_players() == 4 and game.num_distinct_actions() == 6
+
+
+@pytest.mark.parametrize("params", PIG_PARAMS, ids=lambda p: ",".join(p) or "default")
+def test_pig_random_sim_test(params):
+    game = pyspiel.load_game("kiaule_pig", params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def _deal(state, rng) -> None:
+    while state.is_chance_node() and state.game_state is None:
+        state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+
+
+def test_pig_reaction_order_is_explicit_chance():
+    """Two players touching in one step (P3): chance picks their order one at a time, uniformly,
+    and the engine's order is the one picked."""
+    from kiaule_env.pig.rules import NOSE
+
+    game = pyspiel.load_game("kiaule_pig", {"false_nose": "pig"})  # a nose is always legal
+    state = game.new_initial_state()
+    _deal(state, np.random.default_rng(0))
+    nose = game.engine.codec.to_action(NOSE)
+    passes = [min(a for a in state.legal_actions(p) if a != nose) for p in range(4)]
+    state.apply_actions([nose, passes[1], nose, passes[3]])  # player_0 and player_2 touch
+    assert state.is_chance_node()
+    outcomes = state.chance_outcomes()
+    assert [a for a, _ in outcomes] == [0, 1] and all(p == 0.5 for _, p in outcomes)
+    state.apply_action(1)  # the second toucher (player_2) first; the last pick is forced
+    assert not state.is_chance_node()
+    assert state.game_state.touched[:2] == [2, 0]
+
+
+def test_pig_observations_and_rewards_are_the_engines():
+    game = pyspiel.load_game("kiaule_pig", {"num_players": 3})
+    engine = game.engine
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+                continue
+            for p in range(3):
+                np.testing.assert_array_equal(
+                    np.asarray(state.observation_tensor(p), np.float32),
+                    engine.observe(state.game_state, p),
+                )
+                assert state.legal_actions(p) == list(engine.legal_actions(state.game_state, p))
+            state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(3)])
+        result = engine.result(state.game_state)
+        assert sum(state.returns()) == pytest.approx(0.0)
+        if result["pig"] is None:  # a capped round: no pig, no rewards (P4)
+            assert state.returns() == [0.0, 0.0, 0.0]
+        else:  # P9: the pig −1, the others +1/(n−1)
+            pig = int(result["pig"].removeprefix("player_"))
+            assert state.returns() == [-1.0 if s == pig else 0.5 for s in range(3)]
+
+
+def test_pig_refuses_unknown_parameters():
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
+        pyspiel.load_game("kiaule_pig", {"game": "full"})
+
+
+@pytest.mark.parametrize(("name", "params"), BRIDGED[:2], ids=BRIDGED_IDS[:2])
+def test_shimmy_plays_a_bridged_game_with_masks_in_info(name, params):
+    """Shimmy's OpenSpiel → PettingZoo conversion runs on a bridged game; its masks sit in
+    ``info["action_mask"]``, the layout of ``kiaule_env.wrappers.mask_in_info``."""
+    shimmy = pytest.importorskip("shimmy")
+    from kiaule_env.wrappers import mask_in_info
+
+    env = shimmy.OpenSpielCompatibilityV0(env=pyspiel.load_game(name, params))
+    ours = mask_in_info(kiaule_env.GAMES[name.removeprefix("kiaule_")].raw_env())
+    ours.reset(seed=0)
+    env.reset(seed=0)
+    decisions = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        ref_obs, _, _, _, ref_info = ours.last()
+        assert obs.shape == ref_obs.shape  # Shimmy hands out float64 observations
+        mask = info["action_mask"]
+        assert (
+            mask.dtype == ref_info["action_mask"].dtype
+            and mask.shape == ref_info["action_mask"].shape
+        )
+        if term or trunc:
+            env.step(None)
+            continue
+        decisions += 1
+        env.step(int(np.flatnonzero(mask)[0]))
+    assert decisions > 0
