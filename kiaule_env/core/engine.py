@@ -164,6 +164,17 @@ class RulesEngine:
     rules: ClassVar[ModuleType]
     encoder: ObservationEncoder
 
+    def _build(self, config: Any, encoder: Any, codec: Any, state_encoder: Any) -> None:
+        """Set the configuration and its encoders (every engine's constructor calls this)."""
+        self.config = config
+        self.num_players = config.num_players
+        self.encoder = encoder
+        self.codec = codec
+        self.num_actions = codec.num_actions
+        self.state_encoder = state_encoder
+        self.state_layout = state_encoder.layout
+        self._no_reward = (0.0,) * self.num_players
+
     def result(self, state: Any) -> dict[str, Any]:
         return self.rules.result(state)
 

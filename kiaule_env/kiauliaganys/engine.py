@@ -32,14 +32,8 @@ class Engine(RulesEngine):
     option_keys = frozenset({"deck", "decks"})
 
     def __init__(self, **options: Any):
-        self.config = Config(**options)
-        self.num_players = self.config.num_players
-        self.encoder = ObservationEncoder(self.config)
-        self.codec = ActionCodec(self.config)
-        self.state_encoder = state_encoder(self.config)
-        self.state_layout = self.state_encoder.layout
-        self.num_actions = self.codec.num_actions
-        self._no_reward = (0.0,) * self.num_players
+        config = Config(**options)
+        self._build(config, ObservationEncoder(config), ActionCodec(config), state_encoder(config))
 
     # ------------------------------------------------------------------ episode
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:

@@ -14,7 +14,7 @@ import numpy as np
 from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kozel import rules
-from kiaule_env.kozel.encoding import CODEC, ENCODER, ActionCodec, ObservationEncoder, state_encoder
+from kiaule_env.kozel.encoding import CODEC, ENCODER, state_encoder
 from kiaule_env.kozel.rules import DECK, NUM_PLAYERS, PHASE_OVER, Config, State
 
 #: stacked decks a tournament deal gives a series (later games are shuffled from the seed)
@@ -28,15 +28,10 @@ class Engine(RulesEngine):
     rules = rules
     simultaneous = False
     option_keys = frozenset({"deck", "decks"})
-    num_players = NUM_PLAYERS
 
     def __init__(self, **options: Any):
-        self.config = Config(**options)
-        self.encoder: ObservationEncoder = ENCODER
-        self.codec: ActionCodec = CODEC
-        self.num_actions = CODEC.num_actions
-        self.state_encoder = state_encoder(self.config)
-        self.state_layout = self.state_encoder.layout
+        config = Config(**options)
+        self._build(config, ENCODER, CODEC, state_encoder(config))  # K1: always four players
 
     # ------------------------------------------------------------------ episode
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
