@@ -342,3 +342,18 @@ def test_shimmy_plays_a_bridged_game_with_masks_in_info(name, params):
         decisions += 1
         env.step(int(np.flatnonzero(mask)[0]))
     assert decisions > 0
+
+
+@pytest.mark.parametrize("name", ["kiaule_kozel", "kiaule_kiauliaganys", "kiaule_elgeta"])
+def test_shimmys_pettingzoo_wrapper_of_a_registered_game_passes_api_test(name):
+    """Shimmy's OpenSpiel → PettingZoo conversion of our registered game passes PettingZoo's
+    own ``api_test`` (the sequential games; Shimmy has no simultaneous-move conversion)."""
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    shimmy = pytest.importorskip("shimmy")
+    env = shimmy.OpenSpielCompatibilityV0(env=pyspiel.load_game(name))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env, num_cycles=100)
