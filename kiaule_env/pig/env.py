@@ -402,7 +402,13 @@ class PigAECEnv(AECEnv):
             return
         observations, rewards, terminations, truncations, infos = self.parallel.step(self._actions)
         self._actions = {}
-        self._observations = observations
+        # an agent out of the game keeps its last observation, with nothing left to do
+        kept = {
+            agent: {"observation": obs["observation"], "action_mask": obs["action_mask"] * 0}
+            for agent, obs in self._observations.items()
+            if agent not in observations
+        }
+        self._observations = {**kept, **observations}
         self.terminations = dict(terminations)
         self.truncations = dict(truncations)
         self.infos = dict(infos)

@@ -302,3 +302,23 @@ if __name__ == "__main__":
     DATA.mkdir(exist_ok=True)
     make_record().save(RECORD)
     print(f"wrote {RECORD}")
+
+
+def test_an_eliminated_agent_can_still_be_observed_with_nothing_to_do():
+    """P5: in a full game a player out keeps his last observation, with an all-zero mask and no
+    legal moves, in the AEC version (it was a KeyError)."""
+    env = pig_v0.raw_env(game="full", num_players=4)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    out = set()
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            out.add(agent)
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+        for gone in out:
+            assert not env.observe(gone)["action_mask"].any()
+            assert env.legal_moves(gone) == {}
+    assert len(out) == 4
