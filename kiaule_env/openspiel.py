@@ -290,7 +290,7 @@ class KiauleGame(pyspiel.Game):
 class KiauleState(pyspiel.State):
     """A deal in progress (chance nodes) or an engine episode (the players' decisions)."""
 
-    def __init__(self, game: KiauleGame):
+    def __init__(self, game: KiauleGame | PigGame):
         super().__init__(game)
         self.engine = game.engine
         self.deal = game.deal
@@ -511,18 +511,14 @@ def _pig_deck(engine: Any) -> Deck:
     return starting_deck(engine.config)
 
 
-class PigState(pyspiel.State):
-    """A Pig round: the deal (chance), simultaneous steps, the rules' draws (chance)."""
+class PigState(KiauleState):
+    """A Pig round: the deal (chance), simultaneous steps, the rules' draws (chance).
+
+    The deal, the engine state, rewards, returns and the text come from :class:`KiauleState`.
+    """
 
     def __init__(self, game: PigGame):
         super().__init__(game)
-        self.engine = game.engine
-        self.deal = game.deal
-        self.drawn: list[int] = []
-        self.game_state: Any = None
-        n = self.engine.num_players
-        self._rewards = [0.0] * n
-        self._returns = [0.0] * n
         #: the joint action waiting for its draws, the draws chosen so far, a pick in progress
         self._pending: list[int] | None = None
         self._script: list[Any] = []
@@ -609,17 +605,6 @@ class PigState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         return self.current_player() == int(pyspiel.PlayerId.TERMINAL)
-
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
-    def returns(self) -> list[float]:
-        return list(self._returns)
-
-    def __str__(self) -> str:
-        if self.game_state is None:
-            return f"dealing {len(self.drawn)}/{self.deal.length}: {self.drawn}"
-        return self.engine.render(self.game_state)
 
 
 #: short name -> game class, every game registered with pyspiel on import
