@@ -36,11 +36,12 @@ from kiaule_env.core.engine import Engine, check_action
 from kiaule_env.core.options import (
     CheckedKeywords,
     NotResetError,
-    check_agent,
     check_max_cycles,
     check_option_keys,
     check_render_mode,
     check_seed,
+    require_reset,
+    seat_of,
 )
 
 
@@ -141,10 +142,7 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         self._mask = mask
 
     def _seat_of(self, agent: Any, what: str) -> int:
-        """The seat of ``agent`` for ``what``; refused before ``reset`` or for unknown names."""
-        if self.game_state is None:
-            raise NotResetError(what)
-        return check_agent(self.agent_name_mapping, agent)
+        return seat_of(self.agent_name_mapping, self.game_state, agent, what)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of(agent, "observe()")
@@ -159,8 +157,7 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         """The global state (``state_space``; layout ``state_layout``, the README's state table):
         who acts, every seat's observation, the face-down order nobody knows. For centralized
         critics (MAPPO); an agent must never see it."""
-        if self.game_state is None:
-            raise NotResetError("state()")
+        require_reset(self.game_state, "state()")
         return self.engine.encode_state(self.game_state)
 
     def legal_moves(self, agent: str) -> dict[int, str]:
@@ -177,13 +174,11 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         return self.engine.view(self.game_state, self._seat_of(agent, "view()"))
 
     def last(self, observe: bool = True) -> tuple:
-        if self.game_state is None:
-            raise NotResetError("last()")
+        require_reset(self.game_state, "last()")
         return super().last(observe)
 
     def step(self, action: Any) -> None:
-        if self.game_state is None:
-            raise NotResetError("step()")
+        require_reset(self.game_state, "step()")
         if not self.agents:  # as OrderEnforcingWrapper (env()) does: a warning, nothing else
             EnvLogger.warn_step_after_terminated_truncated()
             return
@@ -234,8 +229,7 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
 
             warn("You are calling render method without specifying any render mode.")
             return None
-        if self.game_state is None:
-            raise NotResetError("render()")
+        require_reset(self.game_state, "render()")
         text = self._render_table()
         if self.render_mode == "human":
             print(text)  # noqa: T201 - 'human' mode prints by definition

@@ -155,3 +155,15 @@ def check_agent(mapping: Mapping[str, int], agent: Any) -> int:
     if seat is None:
         raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(mapping)}")
     return seat
+
+
+def require_reset(state: Any, what: str) -> None:
+    """Refuse ``what`` (``"step()"``, …) with :class:`NotResetError` while ``state`` is None."""
+    if state is None:
+        raise NotResetError(what)
+
+
+def seat_of(mapping: Mapping[str, int], state: Any, agent: Any, what: str) -> int:
+    """The seat of ``agent`` for ``what``: refused before reset and for unknown names."""
+    require_reset(state, what)
+    return check_agent(mapping, agent)

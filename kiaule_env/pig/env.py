@@ -27,12 +27,12 @@ from kiaule_env.cards import RANKS
 from kiaule_env.core.engine import check_action
 from kiaule_env.core.options import (
     CheckedKeywords,
-    NotResetError,
-    check_agent,
     check_max_cycles,
     check_option_keys,
     check_render_mode,
     check_seed,
+    require_reset,
+    seat_of,
 )
 from kiaule_env.pig import rules
 from kiaule_env.pig.engine import Engine
@@ -134,9 +134,8 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         return observations, {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        require_reset(self.game_state, "step()")
         state = self.game_state
-        if state is None:
-            raise NotResetError("step()")
         if not self.agents:
             raise ValueError("step() called on a finished episode; call reset() first")
         joint = self._check_actions(actions)
@@ -183,10 +182,7 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         return joint
 
     def _seat_of(self, agent: Any, what: str) -> int:
-        """The seat of ``agent`` for ``what``; refused before ``reset`` or for unknown names."""
-        if self.game_state is None:
-            raise NotResetError(what)
-        return check_agent(self.agent_name_mapping, agent)
+        return seat_of(self.agent_name_mapping, self.game_state, agent, what)
 
     def check_action(self, agent: str, action: Any) -> int:
         """``agent``'s ``action`` as an int; ``ValueError`` naming it and the legal ones."""
@@ -226,8 +222,7 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
     def state(self) -> np.ndarray:
         """The global state (``state_space``; the README's state table): who acts, every
         seat's observation (every hand), the stock and discard order. For centralized critics."""
-        if self.game_state is None:
-            raise NotResetError("state()")
+        require_reset(self.game_state, "state()")
         return self.engine.encode_state(self.game_state)
 
     def legal_moves(self, agent: str) -> dict[int, str]:
@@ -263,8 +258,7 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
 
             warn("You are calling render method without specifying any render mode.")
             return None
-        if self.game_state is None:
-            raise NotResetError("render()")
+        require_reset(self.game_state, "render()")
         text = render_table(self.game_state)
         if self.render_mode == "human":
             print(text)  # noqa: T201 - 'human' mode prints by definition
@@ -372,20 +366,16 @@ class PigAECEnv(AECEnv):
         """The agent's observation of the current simultaneous step; its mask is non-zero while
         the agent has a move to make in that step (also before its turn in the AEC order), as
         ``legal_moves`` says."""
-        if self.game_state is None:
-            raise NotResetError("observe()")
-        check_agent(self.agent_name_mapping, agent)
+        seat_of(self.agent_name_mapping, self.game_state, agent, "observe()")
         obs = self._observations[agent]
         return {"observation": obs["observation"], "action_mask": obs["action_mask"].copy()}
 
     def last(self, observe: bool = True) -> tuple:
-        if self.game_state is None:
-            raise NotResetError("last()")
+        require_reset(self.game_state, "last()")
         return super().last(observe)
 
     def step(self, action: Any) -> None:
-        if self.game_state is None:
-            raise NotResetError("step()")
+        require_reset(self.game_state, "step()")
         if not self.agents:  # as OrderEnforcingWrapper (env()) does: a warning, nothing else
             EnvLogger.warn_step_after_terminated_truncated()
             return
@@ -424,9 +414,7 @@ class PigAECEnv(AECEnv):
     def legal_moves(self, agent: str) -> dict[int, str]:
         """Legal actions of ``agent`` in the current simultaneous step with their texts: the
         moves its observation's mask allows (empty once it is out, or the episode is over)."""
-        if self.game_state is None:
-            raise NotResetError("legal_moves()")
-        check_agent(self.agent_name_mapping, agent)
+        seat_of(self.agent_name_mapping, self.game_state, agent, "legal_moves()")
         if self.terminations.get(agent, True) or self.truncations.get(agent, True):
             return {}
         return self.parallel.legal_moves(agent)
