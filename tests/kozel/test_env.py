@@ -20,16 +20,8 @@ from tests.kozel.stacking import stacked
 
 DATA = Path(__file__).parent / "data"
 
-CONFIGS = [
-    {},
-    {"trump_card": "bottom"},
-    {"molodka": "trumps"},
-    {"molodka": None, "beat_partner": False},
-    {"series": True},
-    {"series": True, "eggs": "double", "reward": "win_loss"},
-    {"reward": "card_points"},
-]
-IDS = [",".join(f"{k}={v}" for k, v in c.items()) or "default" for c in CONFIGS]
+#: the option variants the descriptor declares (every rule option of §1)
+CONFIGS = [dict(variant) for variant in kozel_v0.GAME.variants]
 
 
 class _AfterStep:
