@@ -19,7 +19,6 @@ from kiaule_env.kozel.rules import DECK, NUM_PLAYERS, PHASE_OVER, Config, State
 
 #: stacked decks a tournament deal gives a series (later games are shuffled from the seed)
 SERIES_DECKS = 16
-_NO_REWARD = (0.0,) * NUM_PLAYERS
 
 
 class Engine(RulesEngine):
@@ -52,7 +51,7 @@ class Engine(RulesEngine):
         deltas = rules.apply(state, actions[0])
         if deltas is None:  # K15: rewards come only with the end of a game
             state.step_info = None
-            return _NO_REWARD
+            return self._no_reward
         state.step_info = {"game_result": state.finished_games[-1]}
         return deltas
 
