@@ -102,11 +102,9 @@ def generic_display(name: str) -> GameDisplay:
 def display_for(env_id: str) -> GameDisplay:
     """The display of a suite env id: ``DISPLAY`` of ``experiments.viewer.displays.<game>`` by
     convention, else :func:`generic_display`; ``ValueError`` naming the known ids otherwise."""
-    from kiaule_env import ENV_MODULES, GAMES
+    from kiaule_env import game_of_env_id
 
-    game = next((g for g in GAMES.values() if g.env_id == env_id), None)
-    if game is None:
-        raise ValueError(f"unknown env id {env_id!r}; known env ids: {', '.join(ENV_MODULES)}")
+    game = game_of_env_id(env_id)
     try:
         module = importlib.import_module(f"experiments.viewer.displays.{game.name}")
     except ModuleNotFoundError as exc:
