@@ -41,6 +41,7 @@ def decision_from_env(env: Any, agent: str, observation: dict[str, np.ndarray] |
         action_mask=obs["action_mask"],
         view=raw.view(agent),
         legal_moves=raw.legal_moves(agent),
+        engine=getattr(raw, "engine", None),
     )
 
 

@@ -156,4 +156,8 @@ def _discard_loss(hand: Sequence[int], move: int, trump: int) -> tuple[int, int,
     return points, trumps, rank
 
 
-register("kozel/heuristic", lambda seed=0, **kwargs: KozelHeuristic(seed=seed, **kwargs))
+register(
+    "kozel/heuristic",
+    lambda seed=0, **kwargs: KozelHeuristic(seed=seed, **kwargs),
+    options={"worth_plain": int, "worth_trump": int},
+)

@@ -209,5 +209,9 @@ def register_from_environment(value: str | None = None) -> list[str]:
 
 
 for _game in GAMES:
-    register(f"{_game}/ppo", _factory(_game))
+    register(
+        f"{_game}/ppo",
+        _factory(_game),
+        options={"path": str, "num_players": int, "deterministic": bool},
+    )
 register_from_environment()

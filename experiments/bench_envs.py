@@ -9,6 +9,9 @@ AEC loop runs on it in the same process and each game's ratio to it is printed, 
 holds on a noisy shared machine.
 
     python -m experiments.bench_envs --seconds 5
+
+``--engine`` measures the playout engines instead (:mod:`experiments.bench_engine`): random
+playouts of whole deals, each game's compiled twin against its Python engine.
 """
 
 from __future__ import annotations
@@ -98,9 +101,39 @@ def main(argv: list[str] | None = None) -> int:
         help=f"subset of {', '.join(GAMES)}",
     )
     parser.add_argument("--seconds", type=positive_float, default=5.0, help="time per env")
+    parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="benchmark the playout engines (compiled twin vs Python engine) instead of the envs",
+    )
+    parser.add_argument(
+        "--compile-time",
+        action="store_true",
+        help="with --engine: also time the first use (empty numba cache) and a cached start",
+    )
     args = parser.parse_args(argv)
+    if args.compile_time and not args.engine:
+        parser.error("--compile-time goes with --engine")
     games = args.games or [g for g in GAMES if _available(g)]
+    if args.engine:
+        return _engine_main(parser, games, args.seconds, args.compile_time)
     print(format_table(run(games, args.seconds)))
+    return 0
+
+
+def _engine_main(parser: Parser, games: list[str], seconds: float, compile_time: bool) -> int:
+    from experiments import bench_engine
+
+    print(bench_engine.format_table(bench_engine.run(games, seconds)))
+    if compile_time:
+        compiled = [g for g in games if g in bench_engine.compiled_games()]
+        if not compiled:
+            parser.error("no compiled playout engine here (install the 'search' extra)")
+        print(
+            "\n| game | first use, empty cache (s) | fresh process, cached (s) |\n|---|---:|---:|"
+        )
+        for game, (first, cached) in bench_engine.compile_times(compiled).items():
+            print(f"| {game} | {first:.2f} | {cached:.2f} |")
     return 0
 
 

@@ -8,12 +8,13 @@ options (``tournament --env``, ``play --set``) are read by one parser, :func:`pa
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
+
+from kiaule_env.core.options import parse_value
 
 
 class Parser(argparse.ArgumentParser):
@@ -66,20 +67,6 @@ def choice_of(choices: list[str], what: str) -> Callable[[str], str]:
         return text
 
     return check
-
-
-def parse_value(text: str) -> Any:
-    """A ``KEY=VALUE`` value: ``true``/``false``/``none`` (any case), a Python literal (numbers,
-    strings, lists, dicts), else the bare word as a string (``trump_card=bottom``)."""
-    lowered = text.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text
 
 
 def parse_key_values(items: list[str], option: str) -> dict[str, Any]:

@@ -651,7 +651,7 @@ def evaluate_model(
             return load_learned(model, game=game, seed=s)
     else:
         name = model
-        if name not in registry.list_agents():
+        if name.partition(":")[0] not in registry.list_agents():
             if name.endswith(".zip"):
                 raise ValueError(f"--evaluate: no model file at {name}")
             raise ValueError(
@@ -659,6 +659,8 @@ def evaluate_model(
                 "(kiaule agents lists them)"
             )
         game, players, team_play, label = name.split("/")[0], num_players or 4, True, name
+
+        registry.make(name, seed=0)  # a bad option fails here, with the agent's message
 
         def make_agent(s: int):
             return registry.make(name, seed=s)

@@ -257,6 +257,7 @@ class LearnerEnv(gym.Env):
             observed["action_mask"],
             env.view(agent),
             env.legal_moves(agent),
+            env.unwrapped.engine,
         )
 
     def _truncated(self) -> bool:
@@ -304,6 +305,7 @@ class LearnerEnv(gym.Env):
                     observed["action_mask"],
                     env.view(agent),
                     env.legal_moves(agent),
+                    env.unwrapped.engine,
                 )
             actions[agent] = int(self.opponents[seat].act(decision))
         t2 = time.perf_counter()

@@ -178,7 +178,7 @@ def check_agents(game: str, agents: Sequence[str]) -> None:
     for name in agents:
         if name.split("/")[0] != game:
             raise ValueError(f"agent {name!r} is not a {game} agent; known: {', '.join(known)}")
-        if name not in known:
+        if name.partition(":")[0] not in known:  # options after ':' (agents.registry)
             raise ValueError(f"unknown agent {name!r}; known {game} agents: {', '.join(known)}")
         make(name, seed=0)  # fail here, with the agent's own message, rather than in a worker
 

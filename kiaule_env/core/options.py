@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
@@ -167,3 +168,17 @@ def seat_of(mapping: Mapping[str, int], state: Any, agent: Any, what: str) -> in
     """The seat of ``agent`` for ``what``: refused before reset and for unknown names."""
     require_reset(state, what)
     return check_agent(mapping, agent)
+
+
+def parse_value(text: str) -> Any:
+    """A ``KEY=VALUE`` value: ``true``/``false``/``none`` (any case), a Python literal (numbers,
+    strings, lists, dicts), else the bare word as a string (``trump_card=bottom``)."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text

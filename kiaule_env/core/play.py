@@ -28,13 +28,20 @@ _UNSET: Any = object()
 
 @dataclass
 class Decision:
-    """Everything a player may use to choose a move: nothing but what that player may know."""
+    """Everything a player may use to choose a move: nothing but what that player may know.
+
+    ``engine`` is the game's rules engine (:mod:`kiaule_env.core.engine`): the rules and the
+    configuration, which every player knows, and no episode state (search agents sample full
+    states from ``view`` with ``engine.sample_state`` and simulate them). ``None`` where the
+    decision does not come from an env of this suite.
+    """
 
     agent: str
     observation: np.ndarray
     action_mask: np.ndarray
     view: Any
     legal_moves: Mapping[int, str]
+    engine: Any = None
 
 
 class Player(Protocol):
@@ -87,6 +94,7 @@ class LazyDecision(Decision):
 
     def __init__(self, engine: Any, state: Any, seat: int, legal: Sequence[int]):  # no super()
         self.agent = f"player_{seat}"
+        self.engine = engine
         self._engine = engine
         self._state = state
         self._seat = seat
@@ -241,7 +249,8 @@ def _public_decision(env: Any, agent: str, obs: Mapping[str, np.ndarray]) -> Dec
         legal = raw.legal_moves(agent)
     else:
         legal = {int(a): str(int(a)) for a in np.flatnonzero(obs["action_mask"])}
-    return Decision(agent, obs["observation"], obs["action_mask"], view, legal)
+    engine = getattr(raw, "engine", None)
+    return Decision(agent, obs["observation"], obs["action_mask"], view, legal, engine)
 
 
 def _play_public_aec(

@@ -49,6 +49,8 @@ class Simulator:
 
     engine: Engine
     compiled: bool = False
+    #: ``apply`` steps taken inside :meth:`playout` so far (benchmarks, search statistics)
+    steps: int = 0
 
     def load(self, state: Any) -> Any:
         raise NotImplementedError
@@ -118,6 +120,7 @@ class PythonSimulator(Simulator):
                 legal = engine.legal_actions(h.state, seat)
                 actions.append(legal[int(rng.integers(len(legal)))])
             total += self.apply(h, actions)
+            self.steps += 1
         return total
 
 
@@ -155,7 +158,7 @@ class CompiledSimulator(Simulator):
 
     def playout(self, h: np.ndarray, seed: int) -> np.ndarray:
         rewards = np.zeros(self.engine.num_players)
-        self.module.random_playout(h, rewards, seed)
+        self.steps += int(self.module.random_playout(h, rewards, seed))
         return rewards
 
 
