@@ -1,4 +1,7 @@
-"""List the registered agents, per game: ``kiaule agents [game]``."""
+"""List the registered agents, per game, with the options each takes: ``kiaule agents [game]``.
+
+Options go after the name wherever agents are named: ``kozel/pimc:worlds=64,rollouts=2``.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +14,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="kiaule agents", description=__doc__)
     parser.add_argument("game", nargs="?", choices=list(GAMES))
     args = parser.parse_args(argv)
+    from agents.registry import agent_options
+
     for game in [args.game] if args.game else list(GAMES):
-        print(f"{game}: {' '.join(agents.list_agents(game))}")
+        print(f"{game}:")
+        for name in agents.list_agents(game):
+            options = agent_options(name)
+            listed = ",".join(f"{k}=<{t.__name__}>" for k, t in options.items())
+            print(f"  {name}{':' + listed if listed else ''}")
     return 0
 
 
