@@ -43,7 +43,11 @@ from agents.registry import register
 from kiaule_env import GAMES
 from kiaule_env.core.simulate import Simulator, simulator
 
-__all__ = ["ISMCTSAgent", "PIMCAgent"]
+__all__ = ["BENCHMARK_BUDGETS", "ISMCTSAgent", "PIMCAgent"]
+
+#: the search agents' options in ``kiaule benchmark`` (their own tournament per game): a budget
+#: that keeps the whole benchmark within a few minutes on 2 cores
+BENCHMARK_BUDGETS = {"pimc": "worlds=8", "ismcts": "iterations=64"}
 
 
 def _seat(decision: Decision) -> int:

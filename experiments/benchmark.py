@@ -55,17 +55,42 @@ DEFAULT_OUT = DEFAULT_WORK / "report"
 
 @dataclass(frozen=True)
 class SuiteEntry:
-    """One game of the suite: its settings and default number of games."""
+    """One tournament of the suite: its game, settings and default number of games.
+
+    ``agents``: the lineup, or ``None`` for every agent of the game that can play it except the
+    search agents, which play their own, smaller tournament (``search=True``) at the benchmark's
+    budget (:data:`agents.search.BENCHMARK_BUDGETS`) against the rule-based and learned agents.
+    """
 
     game: str
     games: int
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     note: str = ""
+    search: bool = False
+
+    @property
+    def key(self) -> str:
+        """The tournament's folder and heading: the game, or ``<game>-search``."""
+        return f"{self.game}-search" if self.search else self.game
 
 
-#: every game of the suite, with the size and note its descriptor gives
+#: games of each search tournament (every game with decisions)
+SEARCH_GAMES = 200
+
+#: every game of the suite, with the size and note its descriptor gives, then the search agents'
 SUITE: tuple[SuiteEntry, ...] = tuple(
     SuiteEntry(game.name, game.benchmark_games, {}, game.benchmark_note) for game in GAMES.values()
+) + tuple(
+    SuiteEntry(
+        game.name,
+        SEARCH_GAMES,
+        {},
+        f"Search agents at the benchmark's budget against the rule-based and learned agents; "
+        f"{game.benchmark_note}",
+        search=True,
+    )
+    for game in GAMES.values()
+    if game.has_decisions
 )
 
 #: games of the Kozel throughput measurement
@@ -122,8 +147,13 @@ def run_suite(
     out: Path = DEFAULT_OUT,
     progress: bool = True,
     plots: bool = True,
+    overrides: list[str] | None = None,
 ) -> list[GameReport]:
-    """Run the suite's tournaments; copy each summary (and plots) into ``out/<game>/``."""
+    """Run the suite's tournaments; copy each summary (and plots) into ``out/<key>/``.
+
+    ``overrides``: agent names with options (``kozel/pimc:worlds=32``) that replace the agent of
+    the same name in its game's tournaments, or join its search tournament (:func:`lineup`).
+    """
     reports = []
     for entry in SUITE:
         if only and entry.game not in only:
@@ -133,6 +163,7 @@ def run_suite(
         except ImportError as exc:  # the game itself is not there
             reports.append(GameReport(entry, [], {"(game)": str(exc)}, None, 0.0, 0.0))
             continue
+        agents = lineup(entry, agents, overrides or [])
         if len(agents) < 2:
             reports.append(GameReport(entry, agents, skipped, None, 0.0, 0.0))
             continue
@@ -148,7 +179,7 @@ def run_suite(
         start = time.perf_counter()
         result = run_tournament(config, workers=workers, out=folder, progress=progress, plots=plots)
         seconds = time.perf_counter() - start
-        target = out / entry.game
+        target = out / entry.key
         target.mkdir(parents=True, exist_ok=True)
         for name in ("summary.json", "ratings.png", "head_to_head.png", "metrics.png"):
             if (folder / name).exists():
@@ -157,6 +188,39 @@ def run_suite(
             GameReport(entry, agents, skipped, result.summary, seconds, result.outcome.games_per_s)
         )
     return reports
+
+
+def lineup(entry: SuiteEntry, usable: list[str], overrides: list[str]) -> list[str]:
+    """The agents of ``entry``'s tournament: the usable agents (no search agents), or for a
+    search tournament the rule-based and learned ones with the search agents at the benchmark
+    budget; then each override replaces the agent of its name (options aside), and an override
+    of an agent not in any of the game's tournaments joins the search tournament."""
+    from agents.search import BENCHMARK_BUDGETS
+
+    def kind(name: str) -> str:
+        return name.partition(":")[0].split("/")[1]
+
+    if entry.search:
+        names = [a for a in usable if kind(a) in ("heuristic", "ppo")]
+        names += [f"{entry.game}/{k}:{b}" for k, b in BENCHMARK_BUDGETS.items() if _has(entry, k)]
+    else:
+        names = [a for a in usable if kind(a) not in BENCHMARK_BUDGETS]
+    base = [n.partition(":")[0] for n in names]
+    for spec in overrides:
+        name = spec.partition(":")[0]
+        if name.split("/")[0] != entry.game:
+            continue
+        if name in base:
+            names[base.index(name)] = spec
+        elif entry.search and (kind(name) in BENCHMARK_BUDGETS or name not in usable):
+            names.append(spec)
+    return names
+
+
+def _has(entry: SuiteEntry, kind: str) -> bool:
+    from agents.registry import list_agents
+
+    return f"{entry.game}/{kind}" in list_agents(entry.game)
 
 
 @dataclass
@@ -235,14 +299,14 @@ def results_table(reports: list[GameReport]) -> str:
         if rep.summary is None:
             continue
         for row in leaderboard_rows(rep.summary):
-            rows.append([rep.entry.game, *row[1:]])
+            rows.append([rep.entry.key, *row[1:]])
     return markdown_table(["game", *LEADERBOARD_HEADER[1:]], rows)
 
 
 def all_warnings(reports: list[GameReport]) -> list[str]:
     """Every game's ending warnings (lineups with games not decided by play), game first."""
     return [
-        f"{rep.entry.game}: {w}"
+        f"{rep.entry.key}: {w}"
         for rep in reports
         if rep.summary is not None
         for w in rep.summary.get("warnings", [])
@@ -293,7 +357,7 @@ def markdown_report(
     lines += comparison_section(reports, out)
     for rep in reports:
         entry = rep.entry
-        lines += [f"## {entry.game}", "", entry.note, ""]
+        lines += [f"## {entry.key}", "", entry.note, ""]
         if rep.summary is None:
             have = ", ".join(f"`{a}`" for a in rep.agents) or "none"
             lines.append(f"Not run: a tournament needs two agents that can play; usable: {have}.")
@@ -341,9 +405,9 @@ def markdown_report(
             lines += [f"- `{m['name']}`: {m['description']}" for m in rep.summary["metrics"]]
             lines.append("")
         pictures = ("ratings.png", "head_to_head.png", "metrics.png")
-        shown = [p for p in pictures if (out / entry.game / p).exists()]
+        shown = [p for p in pictures if (out / entry.key / p).exists()]
         if shown:
-            lines += [" ".join(f"![{p}]({entry.game}/{p})" for p in shown), ""]
+            lines += [" ".join(f"![{p}]({entry.key}/{p})" for p in shown), ""]
     return "\n".join(lines)
 
 
@@ -371,21 +435,21 @@ def comparison_section(reports: list[GameReport], out: Path) -> list[str]:
     for rep in reports:
         if rep.summary is None:
             continue
-        published = _published_summary(rep.entry.game)
+        published = _published_summary(rep.entry.key)
         if published is None:
-            lines.append(f"- {rep.entry.game}: no published summary to compare with.")
+            lines.append(f"- {rep.entry.key}: no published summary to compare with.")
             continue
-        lines += _settings_differences(rep.entry.game, rep.summary, published)
+        lines += _settings_differences(rep.entry.key, rep.summary, published)
         for agent, stats in rep.summary["agents"].items():
             old = published["agents"].get(agent)
             mine = stats["mean_reward"]
             if old is None:
-                rows.append([rep.entry.game, agent, f"{mine:+.3f}", "not published", ""])
+                rows.append([rep.entry.key, agent, f"{mine:+.3f}", "not published", ""])
             else:
                 diff = mine - old["mean_reward"]
                 rows.append(
                     [
-                        rep.entry.game,
+                        rep.entry.key,
                         agent,
                         f"{mine:+.3f}",
                         f"{old['mean_reward']:+.3f}",
@@ -410,6 +474,18 @@ def _settings_differences(game: str, mine: dict[str, Any], published: dict[str, 
     return out or [f"- {game}: same settings as published."]
 
 
+def _check_overrides(specs: list[str]) -> None:
+    """Every ``--agents`` entry must be a registered agent with valid options."""
+    from agents.registry import make
+
+    for spec in specs:
+        if "/" not in spec or spec.split("/")[0] not in GAMES:
+            raise ValueError(
+                f"--agents {spec!r}: give <game>/<kind>[:options], games: {', '.join(GAMES)}"
+            )
+        make(spec, seed=0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="kiaule benchmark", description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -417,7 +493,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workers", type=positive_int, default=None, help="default: all cores")
     parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument("--only", nargs="+", choices=[e.game for e in SUITE], default=None)
+    parser.add_argument("--only", nargs="+", choices=list(GAMES), default=None)
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=[],
+        metavar="NAME[:KEY=VALUE,...]",
+        help="agents with options, e.g. kozel/pimc:worlds=32: each replaces the agent of that name "
+        "in its game's tournaments (or joins its search tournament)",
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -433,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_output_dir(args.out)
         check_output_dir(args.work, "--work")
+        _check_overrides(args.agents)
     except ValueError as exc:
         parser.error(str(exc))
     start = time.perf_counter()
@@ -445,6 +530,7 @@ def main(argv: list[str] | None = None) -> int:
         out=args.out,
         progress=not args.no_progress,
         plots=not args.no_plots,
+        overrides=args.agents,
     )
     speed = None
     if not args.no_speed:
