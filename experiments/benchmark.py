@@ -109,12 +109,13 @@ def _work_dir(work: Path, config: TournamentConfig) -> Path:
 
 
 def _code_fingerprint(game: str) -> str:
-    """A digest of the files that decide a game's results: its package, its public module,
-    the agent modules and its zoo models."""
+    """A digest of the files that decide a game's results: its package, the shared core (the
+    play loop, the simulators), its public module, the agent modules and its zoo models."""
     root = Path(__file__).resolve().parent.parent
     files = sorted(
         [
             *(root / "kiaule_env" / game).glob("*.py"),
+            *(root / "kiaule_env" / "core").glob("*.py"),
             root / "kiaule_env" / f"{game}_v0.py",
             *(root / "agents").glob("*.py"),
             *(root / "agents" / "zoo").glob(f"{game}*.zip"),
