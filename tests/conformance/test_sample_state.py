@@ -14,7 +14,7 @@ import pytest
 from kiaule_env import GAMES
 
 POSITIONS = 1000  # per game, all variants together
-PLAY_ON_STEPS = 400  # a cap for the random play of a sampled state (the games' own caps)
+PLAY_ON_STEPS = 150  # a cap for the random play of a sampled state (the games have their own)
 
 
 def _random_step(engine, state, rng: np.random.Generator) -> None:
