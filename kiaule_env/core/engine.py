@@ -117,6 +117,22 @@ class Engine(Protocol):
 
     def render(self, state: Any) -> str: ...
 
+    def sample_state(self, view: Any, rng: np.random.Generator) -> Any:
+        """A full state drawn exactly uniformly from those consistent with ``view``.
+
+        (Determinization.)
+
+        ``view`` is ``self.view(state, seat)`` of some state: everything ``view.seat`` may know.
+        The result is a state the engine can play on (``to_act``, ``legal_actions``, ``apply``,
+        ``clone``, ``check_invariants``) with ``self.view(sampled, view.seat) == view``, the
+        same observation and mask for that seat, and the cards that seat cannot locate placed
+        uniformly at random among all placements consistent with what it knows (the game's
+        ``RULES.md`` says exactly which, and which history the view does not carry). Its chance
+        generator is fresh (drawn from ``rng``), its stacked decks empty, its ``step_info`` None.
+        Search agents (information-set MCTS, PIMC) call this many times per move.
+        """
+        ...
+
     def resample_hidden(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
         """Another state with the same information set for ``seat`` (hidden cards redealt).
 

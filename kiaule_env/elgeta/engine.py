@@ -93,6 +93,11 @@ class Engine(RulesEngine):
 
         return render_table(state)
 
+    def sample_state(self, view: Any, rng: np.random.Generator) -> State:
+        """A state drawn exactly uniformly from those consistent with ``view`` (the contract's
+        determinization; ``rules.sample_state`` says what is fixed and what is sampled)."""
+        return rules.sample_state(view, self.config, rng)
+
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """A copy with the unseen top part of every pile in another order (what nobody
         knows)."""

@@ -93,6 +93,13 @@ class Engine(RulesEngine):
 
         return render_table(state, None)
 
+    def sample_state(self, view: rules.View, rng: np.random.Generator) -> State:
+        """A state drawn exactly uniformly from those consistent with ``view`` (the contract's
+        determinization; ``rules.sample_state`` says what is fixed and what is sampled)."""
+        state = rules.sample_state(view, rng)
+        state.rng = np.random.default_rng(int(rng.integers(2**63)))
+        return state
+
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """A copy with the cards ``seat`` cannot see (the face-down table, the other hands
         except their face-up cards) permuted among their places."""

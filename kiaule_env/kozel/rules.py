@@ -875,6 +875,304 @@ def view(state: State, seat: int) -> View:
     )
 
 
+# ---------------------------------------------------------------------------------------- sampling
+#: K8 claim windows can demand that a hidden hand is a molodka; the sampler rejects until the
+#: window's public information holds, at most this many tries (then ``RuntimeError``)
+SAMPLE_TRIES = 200_000
+
+
+def sample_state(view: View, config: Config, rng: np.random.Generator) -> State:
+    """A full state drawn exactly uniformly from those consistent with ``view``.
+
+    Determinization (RULES.md "Determinization"). Fixed by the view: the own hand and
+    discards, every card seen face up, the indicator (K4) at its stock index while there, and
+    ``known`` cards in their holder's hand. The unseen cards go to the unseen places: the other
+    hands, the stock (in order), the other players' face-down discards of the current trick and
+    the other players' face-down discards in the taken tricks ("dead" cards). A ``maybe`` card
+    of seat s lies in s's hand, his current discard or the dead cards. The K8 window of the
+    current trick is public: a seat asked (``to_act`` in the claim phase, ``declined``) holds a
+    molodka, a seat of the window passed over does not (checked only while he still holds the
+    hand of the lead). The placement is uniform over all labelled slots: the ``maybe`` cards by
+    an exact count over how many of them are dead, the others a uniform shuffle; the K8
+    conditions by rejection (exact, at most :data:`SAMPLE_TRIES` tries).
+
+    The view does not carry the trick history, so which taken cards lie in which team's pile is
+    not pinned: the sample splits the taken face-up cards and own discards so that each team's
+    ``points_seen`` and own-discard points match the view (a point-class count, the size of the
+    split uniform among the feasible ones), the dead cards fall to the teams at random with the
+    sizes that leaves, and each dead card not a ``maybe`` card is attributed to a random other
+    player. Stacked decks are empty; the generator for later series games is fresh.
+    """
+    if not isinstance(view, View):
+        raise TypeError(f"view must be a kozel rules.View, got {type(view).__name__}")
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a kozel rules.Config, got {type(config).__name__}")
+    me = view.seat
+    others = [s for s in range(NUM_PLAYERS) if s != me]
+    fixed = set(view.hand) | set(view.seen) | set(view.my_discards)
+    for k in view.known:
+        fixed |= set(k)
+    if view.indicator_at >= 0:
+        fixed.add(view.indicator)
+    unseen = [c for c in DECK.cards if c not in fixed]
+    hand_slots = {s: view.hand_sizes[s] - len(view.known[s]) for s in others}
+    trick_slots = {s: 0 for s in others}
+    for s, kind, _ in view.trick:
+        if kind == DISCARD and s != me:
+            trick_slots[s] = view.n_cards
+    stock_slots = view.stock_size - (view.indicator_at >= 0)
+    dead = len(unseen) - sum(hand_slots.values()) - sum(trick_slots.values()) - stock_slots
+    if dead < 0 or min(hand_slots.values()) < 0:
+        raise ValueError("view is inconsistent: more unseen places than unseen cards")
+    maybe = {s: [c for c in view.maybe[s] if c not in fixed] for s in others}
+    constrained = {c for s in others for c in maybe[s]}
+    free = [c for c in unseen if c not in constrained]
+    private = {s: hand_slots[s] + trick_slots[s] for s in others}
+    splits, cumulative = _maybe_splits(tuple((len(maybe[s]), private[s]) for s in others), dead)
+    if not splits:
+        raise ValueError("view is inconsistent: the maybe cards have no place")
+    checks = _claim_checks(view, config)
+    for _ in range(SAMPLE_TRIES):
+        places = _place(rng, others, maybe, free, private, dead, stock_slots, splits, cumulative)
+        hands = {s: sort_hand([*view.known[s], *places[s][: hand_slots[s]]]) for s in others}
+        if all(_has_molodka(hands[s], view.trump, trumps) == want for s, want, trumps in checks):
+            return _build(view, config, rng, hands, places, hand_slots, maybe)
+    raise RuntimeError(f"no deal met the K8 claim window of the view in {SAMPLE_TRIES} tries")
+
+
+def _falling(n: int, k: int) -> int:
+    """n (n−1) … (n−k+1): ordered placements of k cards into n labelled slots."""
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+def _maybe_splits(
+    seats: tuple[tuple[int, int], ...], dead: int
+) -> tuple[list[tuple[int, ...]], list[int]]:
+    """Per other seat (``(maybe cards, private slots)``): every vector of how many of his maybe
+    cards are dead, with cumulative weights = the number of labelled placements of all maybe
+    cards it allows (the free cards' completions are the same for every vector)."""
+    vectors: list[tuple[int, ...]] = []
+    cumulative: list[int] = []
+    total = 0
+    for js in itertools.product(*(range(m + 1) for m, _ in seats)):
+        w = _falling(dead, sum(js))
+        for (m, slots), j in zip(seats, js, strict=True):
+            w *= _comb(m, j) * _falling(slots, m - j)
+        if w:
+            total += w
+            vectors.append(js)
+            cumulative.append(total)
+    return vectors, cumulative
+
+
+def _comb(n: int, k: int) -> int:
+    return _falling(n, k) // _falling(k, k)
+
+
+def _place(
+    rng: np.random.Generator,
+    others: list[int],
+    maybe: dict[int, list[int]],
+    free: list[int],
+    private: dict[int, int],
+    dead: int,
+    stock_slots: int,
+    splits: list[tuple[int, ...]],
+    cumulative: list[int],
+) -> dict[Any, list[int]]:
+    """One uniform labelled placement: per other seat his private slots (hand, then current
+    discard), ``"dead"`` and ``"stock"`` (top first, without the indicator)."""
+    js = splits[int(np.searchsorted(cumulative, rng.integers(cumulative[-1]), side="right"))]
+    places: dict[Any, list[int | None]] = {s: [None] * private[s] for s in others}
+    places["dead"] = [None] * dead
+    places["stock"] = [None] * stock_slots
+    dead_cards: list[int] = []
+    for s, j in zip(others, js, strict=True):
+        cards = [maybe[s][i] for i in rng.permutation(len(maybe[s]))]
+        dead_cards += cards[:j]
+        for slot, card in zip(rng.permutation(private[s]), cards[j:], strict=False):
+            places[s][int(slot)] = card
+    for slot, card in zip(rng.permutation(dead), dead_cards, strict=False):
+        places["dead"][int(slot)] = card
+    shuffled = iter([free[i] for i in rng.permutation(len(free))])
+    for where in places.values():
+        for i, card in enumerate(where):
+            if card is None:
+                where[i] = next(shuffled)
+    return places  # type: ignore[return-value]
+
+
+def _claim_checks(view: View, config: Config) -> list[tuple[int, bool, bool]]:
+    """K8: ``(seat, holds a molodka, trumps only)`` that the current trick's window makes
+    public, for the other seats that still hold the hand of the lead."""
+    mode = config.molodka
+    if mode is None or view.phase == PHASE_LEAD or not view.trick:
+        return []
+    if view.phase == PHASE_RESPOND and not view.claimed and view.n_cards == HAND_SIZE:
+        return []  # no window after a lead of four cards
+    trumps = mode == "trumps"
+    played = {s for s, _, _ in view.trick}
+    order = [(view.first_leader + k) % NUM_PLAYERS for k in (1, 2, 3)]
+    if view.phase == PHASE_CLAIM:
+        stop = order.index(view.to_act)
+        asked = [(s, s in view.declined) for s in order[:stop]] + [(view.to_act, True)]
+    elif view.claimed:
+        asked = [(s, s in view.declined) for s in order[: order.index(view.leader)]]
+    else:
+        asked = [(s, s in view.declined) for s in order]
+    return [(s, want, trumps) for s, want in asked if s != view.seat and s not in played]
+
+
+def _pile_split(view: View, dead: list[int], rng: np.random.Generator) -> list[list[int]]:
+    """The two teams' piles: taken face-up cards and own discards split to match the view's
+    points, the dead cards at random into the sizes that leaves (see :func:`sample_state`)."""
+    face_up = {c for _, kind, cards in view.trick if kind != DISCARD for c in cards}
+    mine_now = {
+        c for s, kind, cards in view.trick if kind == DISCARD and s == view.seat for c in cards
+    }
+    taken = [c for c in view.seen if c not in face_up]
+    taken += [c for c in view.my_discards if c not in mine_now]
+    target = view.points_seen[0] + view.my_discard_points[0]
+    c0, c1 = view.cards_taken
+    by_value: dict[int, list[int]] = {}
+    for c in sorted(taken):
+        by_value.setdefault(POINTS[c], []).append(c)
+    values = tuple(sorted(by_value))
+    counts = tuple(len(by_value[v]) for v in values)
+    options = [
+        (n0, ks)
+        for (n0, p0), ks in _class_sums(values, counts).items()
+        if p0 == target and 0 <= c0 - n0 <= len(dead) and c1 - (len(taken) - n0) >= 0
+    ]
+    if not options:
+        raise ValueError("view is inconsistent: no split of the taken cards meets its points")
+    sizes = sorted({n0 for n0, _ in options})
+    n0 = sizes[int(rng.integers(len(sizes)))]
+    ks = next(k for m, k in options if m == n0)
+    pile0: list[int] = []
+    pile1: list[int] = []
+    for v, k in zip(values, ks, strict=True):
+        pile0 += by_value[v][:k]
+        pile1 += by_value[v][k:]
+    order = [dead[i] for i in rng.permutation(len(dead))]
+    pile0 += order[: c0 - n0]
+    pile1 += order[c0 - n0 :]
+    return [pile0, pile1]
+
+
+_CLASS_SUMS: dict[tuple, dict[tuple[int, int], tuple[int, ...]]] = {}
+
+
+def _class_sums(
+    values: tuple[int, ...], counts: tuple[int, ...]
+) -> dict[tuple[int, int], tuple[int, ...]]:
+    """Every (cards, points) a subset of cards with these point ``values`` (``counts`` of each)
+    can have, with one witness: how many of each value (memoized)."""
+    key = (values, counts)
+    known = _CLASS_SUMS.get(key)
+    if known is None:
+        reach: dict[tuple[int, int], tuple[int, ...]] = {(0, 0): ()}
+        for v, cnt in zip(values, counts, strict=True):
+            nxt: dict[tuple[int, int], tuple[int, ...]] = {}
+            for (n, p), ks in reach.items():
+                for k in range(cnt + 1):
+                    nxt.setdefault((n + k, p + k * v), (*ks, k))
+            reach = nxt
+        if len(_CLASS_SUMS) > 4096:
+            _CLASS_SUMS.clear()
+        known = _CLASS_SUMS[key] = reach
+    return known
+
+
+def _build(
+    view: View,
+    config: Config,
+    rng: np.random.Generator,
+    hands: dict[int, list[int]],
+    places: dict[Any, list[int]],
+    hand_slots: dict[int, int],
+    maybe: dict[int, list[int]],
+) -> State:
+    """The sampled :class:`State` from a placement (see :func:`sample_state`)."""
+    me = view.seat
+    others = [s for s in range(NUM_PLAYERS) if s != me]
+    current = {s: sort_hand(places[s][hand_slots[s] :]) for s in others}
+    trick = [
+        (s, kind, tuple(current[s]) if kind == DISCARD and s != me else cards)
+        for s, kind, cards in view.trick
+    ]
+    dead = places["dead"]
+    discards: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
+    discards[me] = list(view.my_discards)
+    owner: dict[int, int] = {}
+    for s in others:
+        discards[s] += current[s]
+        for c in maybe[s]:
+            if c in dead:
+                owner[c] = s
+    for c in dead:
+        s = owner.get(c, others[int(rng.integers(len(others)))])
+        discards[s].append(c)
+    piles = _pile_split(view, dead, rng)
+    discard_points = [[0, 0] for _ in range(NUM_PLAYERS)]
+    discard_points[me] = list(view.my_discard_points)
+    for team, pile in enumerate(piles):
+        pile_set = set(pile)
+        for s in others:
+            discard_points[s][team] = sum(POINTS[c] for c in discards[s] if c in pile_set)
+    stock = list(places["stock"])
+    if view.indicator_at >= 0:
+        stock.insert(view.indicator_at, view.indicator)
+    all_hands = [list(view.hand) if s == me else hands[s] for s in range(NUM_PLAYERS)]
+    state = State(
+        config=config,
+        rng=np.random.default_rng(int(rng.integers(2**63))),
+        decks=[],
+        dealer=view.dealer,
+        game_index=view.game_index,
+        hands=all_hands,
+        stock=stock,
+        stock_pos=0,
+        trump=view.trump,
+        indicator=view.indicator,
+        indicator_index=view.indicator_at,
+        phase=view.phase,
+        to_act=view.to_act,
+        leader=view.leader,
+        first_leader=view.first_leader,
+        claimed=view.claimed,
+        claim_queue=[],
+        declined=list(view.declined),
+        trick=trick,
+        n_cards=view.n_cards,
+        winner=view.winner,
+        winning=view.winning,
+        seen=list(view.seen),
+        known=[list(k) for k in view.known],
+        maybe=[list(m) for m in view.maybe],
+        discards=discards,
+        piles=piles,
+        points=[sum(POINTS[c] for c in p) for p in piles],
+        points_seen=list(view.points_seen),
+        discard_points=discard_points,
+        tricks=list(view.tricks),
+        last_winner=view.first_leader if sum(view.tricks) else -1,
+        series_loss=list(view.series_loss),
+        eggs_streak=view.eggs_streak,
+    )
+    if view.phase == PHASE_CLAIM:  # K8: the rest of the window, judged on the sampled hands
+        order = [(view.first_leader + k) % NUM_PLAYERS for k in (1, 2, 3)]
+        trumps = config.molodka == "trumps"
+        later = order[order.index(view.to_act) + 1 :]
+        state.claim_queue = [view.to_act] + [
+            s for s in later if _has_molodka(all_hands[s], view.trump, trumps)
+        ]
+    return state
+
+
 # ---------------------------------------------------------------------------------------- checks
 def check_invariants(state: State) -> None:
     """Raise ``AssertionError`` naming the first broken invariant of ``state``."""

@@ -633,6 +633,137 @@ def view(state: State, seat: int) -> PigView:
     )
 
 
+# ---------------------------------------------------------------------- determinization
+def sample_state(view: PigView, config: Config, rng: np.random.Generator) -> State:
+    """A full state drawn exactly uniformly from those consistent with ``view``.
+
+    Determinization (RULES.md D15). ``view.seat`` knows his hand; the card he passed in the
+    latest passing step (``last_passed``) has not moved since: his left neighbour holds it, or,
+    with ``stock=True`` when the dealer is his left, it lies on the discard pile (its last card;
+    the stock's last card after the pile turned over, P6). In the race every player who touched
+    in the first touching step holds four of a kind (a false touch ends the round at once, D1):
+    all of ``touched`` while ``race_steps == 0``, else at least ``touched[0]`` (the view does
+    not say who else touched in that step). Everything else he has not seen is placed uniformly:
+    the four-of-a-kind holders' ranks as a uniform injective choice among the ranks still
+    possible (every choice leaves the same number of completions), then the other cards a
+    uniform shuffle over the other hands, the stock and the discard pile.
+
+    Not in the view, so not sampled: the other players' passing memories (their counts are put
+    on the rank of a card they are known to have passed or received, else of their first card:
+    sums match ``passes``), the order in which the eliminated players left (ascending seats),
+    the outcome of the previous round. Stacked decks are empty; the generator is fresh.
+    """
+    if not isinstance(view, PigView):
+        raise TypeError(f"view must be a pig rules.PigView, got {type(view).__name__}")
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a pig rules.Config, got {type(config).__name__}")
+    if view.num_players != config.num_players:
+        raise ValueError(
+            f"view has {view.num_players} players, config has num_players={config.num_players}"
+        )
+    n = config.num_players
+    seat = view.seat
+    seats_in = list(view.seats_in)
+    shell = State(
+        config=config,
+        decks=(),
+        seats_in=seats_in,
+        ranks=view.ranks,
+        dealer=view.dealer,
+        hands=[[] for _ in range(n)],
+        stock=[],
+        discard=[],
+        letters=list(view.letters),
+    )
+    mine = set(view.hand)
+    unseen = [s * 13 + r for s in range(4) for r in view.ranks if s * 13 + r not in mine]
+    others = [s for s in seats_in if s != seat]
+    slots = {s: HAND_SIZE for s in others}
+    hands: dict[int, list[int]] = {s: [] for s in others}
+    stock_slots, discard_slots = view.stock_size, view.discard_size
+    pinned_to: tuple[str, int] | None = None
+    card = view.last_passed
+    if card >= 0 and seat in seats_in and view.phase != OVER:
+        left = left_of(shell, seat)
+        if config.stock and left == view.dealer:  # P6: the dealer's right discards
+            if discard_slots:
+                pinned_to = ("discard", discard_slots - 1)
+            elif stock_slots:
+                pinned_to = ("stock", stock_slots - 1)
+            else:
+                pinned_to = ("hand", left)
+        else:
+            pinned_to = ("hand", left)
+        if card not in unseen:
+            raise ValueError(f"view is inconsistent: last_passed {card} is in the own hand")
+        unseen.remove(card)
+        if pinned_to[0] == "hand":
+            hands[left].append(card)
+            slots[left] -= 1
+    fours = list(view.touched if view.race_steps == 0 else view.touched[:1])
+    if view.phase != RACE:
+        fours = []
+    free = set(unseen)
+    for holder in [s for s in fours if s != seat]:
+        if hands[holder]:  # the pinned card fixes his rank
+            rank = hands[holder][0] % 13
+            rest = [su * 13 + rank for su in range(4) if su * 13 + rank != hands[holder][0]]
+            if not all(c in free for c in rest):
+                raise ValueError(f"view is inconsistent: player_{holder} cannot hold four")
+        else:
+            ranks = [r for r in view.ranks if all(su * 13 + r in free for su in range(4))]
+            if not ranks:
+                raise ValueError(f"view is inconsistent: player_{holder} cannot hold four")
+            rank = ranks[int(rng.integers(len(ranks)))]
+            rest = [su * 13 + rank for su in range(4)]
+        hands[holder] += rest
+        slots[holder] = 0
+        free -= set(rest)
+    pool = [c for c in unseen if c in free]
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    start = 0
+    for s in others:
+        hands[s] += pool[start : start + slots[s]]
+        start += slots[s]
+    stock_free = stock_slots - (pinned_to is not None and pinned_to[0] == "stock")
+    stock = pool[start : start + stock_free]
+    discard = pool[start + stock_free :]
+    if pinned_to is not None and pinned_to[0] == "stock":
+        stock.append(card)
+    if pinned_to is not None and pinned_to[0] == "discard":
+        discard.append(card)
+    if len(discard) != discard_slots or len(stock) != stock_slots:
+        raise ValueError("view is inconsistent: the unseen cards do not fill the unseen places")
+    shell.hands = [list(view.hand) if s == seat else hands.get(s, []) for s in range(n)]
+    shell.stock, shell.discard = stock, discard
+    shell.phase = view.phase
+    shell.touched = list(view.touched)
+    shell.passes, shell.race_steps = view.passes, view.race_steps
+    shell.last_passed, shell.last_received = [-1] * n, [-1] * n
+    shell.passed_counts = [[0] * 13 for _ in range(n)]
+    shell.received_counts = [[0] * 13 for _ in range(n)]
+    if seat in seats_in and view.last_received >= 0 and not (config.stock and seat == view.dealer):
+        shell.last_passed[right_of(shell, seat)] = view.last_received
+    if pinned_to is not None and pinned_to[0] == "hand":
+        shell.last_received[pinned_to[1]] = card
+    for s in seats_in:
+        if s == seat:
+            shell.passed_counts[s] = list(view.passed_counts)
+            shell.received_counts[s] = list(view.received_counts)
+            shell.last_passed[s], shell.last_received[s] = view.last_passed, view.last_received
+            continue
+        if view.passes:
+            fallback = shell.hands[s][0] if shell.hands[s] else view.ranks[0]
+            sent = shell.last_passed[s] if shell.last_passed[s] >= 0 else fallback
+            got = shell.last_received[s] if shell.last_received[s] >= 0 else fallback
+            shell.passed_counts[s][sent % 13] = view.passes
+            shell.received_counts[s][got % 13] = view.passes
+    shell.eliminated = [s for s in range(n) if s not in seats_in]
+    shell.round_index = view.round_index
+    shell.rng = np.random.default_rng(int(rng.integers(2**63)))
+    return shell
+
+
 # ---------------------------------------------------------------------- invariants
 def check_invariants(state: State) -> None:
     """Raise ``AssertionError`` describing a broken invariant (used by the soak and the tests)."""
