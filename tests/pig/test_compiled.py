@@ -41,7 +41,7 @@ VARIANTS: tuple[dict[str, Any], ...] = (*GAME.variants, *EXTRA_VARIANTS)
 
 #: deals compared per variant (a full game's rounds are deals; at most ``ROUNDS_PER_GAME`` of a
 #: game, so that games whose rounds are all capped, D12, do not use the whole budget)
-DEALS = (1400, 1400, 700, 250, 600, 1000, 120, 120, 1400, 1400, 600, 400, 250, 300, 250, 1400)
+DEALS = (1400, 1400, 500, 150, 600, 700, 80, 80, 1800, 1800, 600, 500, 150, 300, 250, 1800)
 ROUNDS_PER_GAME = 40
 
 
@@ -56,40 +56,64 @@ def _pig_of(info: dict[str, Any] | None) -> int:
     return int(info["round_result"]["pig"].removeprefix("player_"))
 
 
-def compare_deal(engine, state, rng: np.random.Generator, out: np.ndarray) -> int:
+def random_choice(engine, state, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+    """A uniformly random legal action (the differential test's policy)."""
+    return legal[int(rng.integers(len(legal)))]
+
+
+def collector_choice(engine, state, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+    """Pass a rank held least often, touch with four of a kind, touch in the race half the
+    time: rounds get decided, so full games reach their last rounds (D9, P7, D10)."""
+    nose = engine.codec.nose
+    if nose in legal:
+        if state.phase == rules.RACE:
+            if rng.random() < 0.5:
+                return nose
+        elif rules.has_four(state.hands[seat]) or rng.random() < 0.01:  # rare false touches
+            return nose
+    passes = [a for a in legal if a < nose]
+    if not passes:
+        return legal[-1]  # wait
+    held = [sum(c % 13 == engine.codec.to_move(a) for c in state.hands[seat]) for a in passes]
+    fewest = [a for a, k in zip(passes, held, strict=True) if k == min(held)]
+    return fewest[int(rng.integers(len(fewest)))]
+
+
+def compare_deal(
+    engine, state, rng: np.random.Generator, out: np.ndarray, choose=random_choice
+) -> int:
     """Plays ``state``'s current deal with random legal actions through the engine and the twin,
-    asserting equality at every step; returns the number of steps."""
+    asserting equality at every step; returns the number of steps. (Plain comparisons of lists:
+    ``np.testing`` would take most of the test's time.)"""
     s = C.encode(state)
     n = engine.num_players
     steps = 0
     while True:
-        np.testing.assert_array_equal(s, C.encode(state), err_msg=f"array at step {steps}")
-        seats = engine.to_act(state)
-        k = C.to_act(s, out)
-        assert tuple(out[:k]) == seats, f"to_act at step {steps}"
+        assert np.array_equal(s, C.encode(state)), f"array at step {steps}"
+        seats = list(engine.to_act(state))
+        assert out[: C.to_act(s, out)].tolist() == seats, f"to_act at step {steps}"
         actions = []
         for seat in range(n):
-            legal = engine.legal_actions(state, seat)
-            k = C.legal(s, seat, out)
-            assert tuple(out[:k]) == tuple(legal), f"legal of seat {seat} at step {steps}"
+            legal = list(engine.legal_actions(state, seat))
+            assert out[: C.legal(s, seat, out)].tolist() == legal, f"legal of {seat}, {steps}"
             if legal:
-                actions.append(legal[int(rng.integers(len(legal)))])
-        expected = np.asarray(engine.apply(state, actions), dtype=np.float64)
+                actions.append(choose(engine, state, seat, legal, rng))
+        expected = [float(r) for r in engine.apply(state, actions)]
         info = engine.step_info(state)
         rewards = np.zeros(n)
-        ended = C.apply_with_pig(s, np.asarray(actions, dtype=np.int64), rewards, _pig_of(info))
+        ended = C.apply_with_pig(s, np.array(actions, dtype=np.int64), rewards, _pig_of(info))
         steps += 1
-        np.testing.assert_array_equal(rewards, expected, err_msg=f"rewards at step {steps}")
+        assert rewards.tolist() == expected, f"rewards at step {steps}"
         assert ended == (engine.is_over(state) or info is not None), f"end at step {steps}"
         if ended:
             assert C.to_act(s, out) == 0 and C.legal(s, 0, out) == 0
             # P5, P7: the round's eliminations and letters as the engine has them
             assert [seat for seat in range(n) if s[C.IN + seat]] == state.seats_in
-            assert list(s[C.LETTERS : C.LETTERS + n]) == state.letters
+            assert s[C.LETTERS : C.LETTERS + n].tolist() == state.letters
             return steps
 
 
-def compare_variant(options: dict[str, Any], deals: int) -> tuple[int, int]:
+def compare_variant(options: dict[str, Any], deals: int, choose=random_choice) -> tuple[int, int]:
     """``deals`` deals of seeded random games of ``options``; (deals, steps) compared."""
     engine = make_engine(options)
     out = np.empty(16, dtype=np.int64)
@@ -99,7 +123,7 @@ def compare_variant(options: dict[str, Any], deals: int) -> tuple[int, int]:
         state = engine.new_episode(np.random.default_rng(seed), {})
         rng = np.random.default_rng([seed, 1])
         for _ in range(ROUNDS_PER_GAME):
-            steps += compare_deal(engine, state, rng, out)
+            steps += compare_deal(engine, state, rng, out, choose)
             done += 1
             if engine.is_over(state) or done == deals:
                 break
@@ -121,6 +145,31 @@ def test_differential_random_deals(options, deals):
     """P1–P9: the twin plays every step as the engine does, over every option variant."""
     done, steps = compare_variant(options, deals)
     assert done == deals and steps >= deals
+
+
+#: full games played to their end with :func:`collector_choice` (their random rounds are mostly
+#: capped with a stock): eliminations, letters, two-player stock rounds (D9), the winner (D10)
+COLLECTOR_VARIANTS: tuple[dict[str, Any], ...] = (
+    {"num_players": 4, "game": "full", "stock": True},
+    {"num_players": 4, "game": "full", "stock": True, "letters": True, "tokens": True},
+    {"num_players": 6, "game": "full", "letters": True, "false_nose": "pig"},
+    {"num_players": 13, "game": "full", "max_race_steps": 1},
+)
+
+
+@pytest.mark.parametrize("options", COLLECTOR_VARIANTS, ids=[str(v) for v in COLLECTOR_VARIANTS])
+def test_differential_collector_full_games_to_the_winner_P5_P7_D9_D10(options):
+    engine = make_engine(options)
+    out = np.empty(16, dtype=np.int64)
+    two_player_rounds = winners = 0
+    for seed in range(20):
+        state = engine.new_episode(np.random.default_rng(seed), {})
+        rng = np.random.default_rng([seed, 2])
+        while not engine.is_over(state):
+            two_player_rounds += len(state.seats_in) == 2
+            compare_deal(engine, state, rng, out, collector_choice)
+        winners += state.winner is not None
+    assert winners == 20 and two_player_rounds > 0
 
 
 def test_encode_of_a_finished_episode_has_nobody_to_act():
