@@ -354,28 +354,29 @@ class _CountingSimulator(PythonSimulator):
 def measure(options: dict[str, Any], seconds: float = 2.0) -> dict[str, float]:
     """Random-playout steps/s on fresh deals of ``options``: the compiled twin through
     ``CompiledSimulator.playout`` (compile time excluded, the deals encoded beforehand) and
-    ``PythonSimulator.playout``, each for about ``seconds``."""
+    ``PythonSimulator.playout``, each for about ``seconds`` of this process's CPU time (one
+    core; the machine's other load does not count)."""
     engine = make_engine(options)
     states = [engine.new_episode(np.random.default_rng(i), {}) for i in range(256)]
     csim = CompiledSimulator(engine, C)
     arrays = [csim.load(state) for state in states]
     csim.playout(csim.copy(arrays[0]), 0)  # compile (or load the cache) outside the timing
-    playouts, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    playouts, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         for i in range(100):
             csim.playout(csim.copy(arrays[(playouts + i) % 256]), playouts + i)
         playouts += 100
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     steps = sum(
         C.random_playout(arrays[i % 256].copy(), np.zeros(engine.num_players), i)
         for i in range(playouts)
     )
     psim = _CountingSimulator(engine)
-    played, pstart = 0, time.perf_counter()
-    while time.perf_counter() - pstart < seconds:
+    played, pstart = 0, time.process_time()
+    while time.process_time() - pstart < seconds:
         psim.playout(psim.load(states[played % 256]), played)
         played += 1
-    pelapsed = time.perf_counter() - pstart
+    pelapsed = time.process_time() - pstart
     compiled, python = steps / elapsed, psim.steps / pelapsed
     return {"compiled": compiled, "python": python, "ratio": compiled / python}
 
