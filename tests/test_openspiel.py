@@ -130,8 +130,15 @@ def test_kozel_bad_parameters_and_observation_types():
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
         pyspiel.load_game("kiaule_kozel", {"series": True})
     game = pyspiel.load_game("kiaule_kozel")
-    with pytest.raises(ValueError, match="only the default observation type"):
-        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    for recall in (False, True):
+        with pytest.raises(ValueError, match="the seat's private and the public information"):
+            game.make_py_observer(
+                pyspiel.IIGObservationType(
+                    perfect_recall=recall, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS
+                )
+            )
+        with pytest.raises(ValueError, match="not supported"):
+            game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=recall), {"x": 1})
     with pytest.raises(ValueError, match="not supported"):
         game.make_py_observer(None, {"x": 1})
 
