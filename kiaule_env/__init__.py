@@ -1,11 +1,13 @@
 """kiaule-env: PettingZoo environments for Kozel, Kiauliaganys, Pig and Elgeta.
 
-Importing the package registers every environment in PettingZoo's registry::
+Importing the package registers every environment in PettingZoo's registry, where the installed
+PettingZoo has one (``pettingzoo.register``; the supported range is 1.24–1.27, see
+``pyproject.toml``, and older releases have no registry)::
 
     import pettingzoo, kiaule_env
     env = pettingzoo.make("aec", "kiaule/kozel-v0")
 
-and the versioned modules work in PettingZoo's module style::
+and the versioned modules work in PettingZoo's module style on every supported release::
 
     from kiaule_env import kozel_v0
     env = kozel_v0.env(render_mode="ansi")
@@ -16,7 +18,7 @@ fixed order; every tool derives what it knows about a game from it (``docs/ARCHI
 
 from __future__ import annotations
 
-from pettingzoo import register
+import pettingzoo
 
 from kiaule_env.core.game import GameDescriptor, game_from_module
 
@@ -66,7 +68,18 @@ def game_of_env(env: object) -> GameDescriptor | None:
     return None
 
 
-for _game in GAMES.values():
-    register("aec", _game.env_id, f"{_game.module}:env")
-    if _game.parallel:
-        register("parallel", _game.env_id, f"{_game.module}:parallel_env")
+def _register_with_pettingzoo() -> bool:
+    """Register every env id with PettingZoo's registry; False (nothing done) on a PettingZoo
+    without ``register`` (before the registry existed), where the module style still works."""
+    register = getattr(pettingzoo, "register", None)
+    if register is None:
+        return False
+    for game in GAMES.values():
+        register("aec", game.env_id, f"{game.module}:env")
+        if game.parallel:
+            register("parallel", game.env_id, f"{game.module}:parallel_env")
+    return True
+
+
+#: whether :func:`_register_with_pettingzoo` found a registry on import
+REGISTERED_WITH_PETTINGZOO: bool = _register_with_pettingzoo()

@@ -25,6 +25,23 @@ observation vector of that seat (all zero during the deal), its named parts are 
 observation layout's slices (``observer.dict``), and ``observation_string(player)`` is the
 seat's view (``Engine.view``), so both hold exactly the seat's information set.
 
+Information states (perfect recall, every game): ``information_state_string(player)`` is the
+sequence of the seat's views (``Engine.view``) after the deal and after every step since, one
+line each, numbered: everything the seat has seen, in order, and nothing else (a view is exactly
+the seat's information set, so the sequence is its perfect-recall information state; the
+private parts of moves, Kozel's face-down discards K7 or a Kiauliaganys search's cards G4, reach
+only the seats that see them). No information-state tensor is offered: the sequence has no
+fixed length (the observation tensor is the fixed-size summary the suite's agents use).
+
+Resampling (IS-MCTS): ``state.resample_from_infostate(player, sampler)`` is a state of the same
+game with the same information state for ``player``: the engine's ``resample_hidden`` redeals
+the cards the seat cannot locate (its generator seeded from ``sampler``). The sampled world is a
+fully working state (legal moves, apply, returns, clone); its other seats' recall starts at the
+sampled position (their earlier views in that world were never played). OpenSpiel's Python
+``open_spiel.python.algorithms.ismcts.ISMCTSBot`` uses it (:func:`resampler` gives one with its
+own generator for ``bot.set_resampler``); the C++ ``pyspiel.ISMCTSBot`` cannot, because
+pyspiel's Python-game state does not forward ``ResampleFromInfostate`` to Python.
+
 ``kiaule_pig`` (RULES §3, one round: ``game="full"`` is not offered) is a simultaneous game
 (``Dynamics.SIMULTANEOUS``) with explicit chance: the deal (the starting deck card by card),
 and after a joint action every draw the rules make, as chance nodes before the step takes
@@ -48,6 +65,53 @@ from kiaule_env.elgeta import rules as elgeta_rules
 
 #: pyspiel parameters cannot be ``None``: this string stands for it
 NONE = "none"
+
+
+class _Shared:
+    """What every state of one game shares (the engine, the deal, a resample counter): pyspiel
+    clones a Python state by deep-copying its attributes, and copying the engine each time cost
+    milliseconds per clone, so a deep copy of this holder is the holder itself."""
+
+    def __init__(self, engine: Any, deal: Any):
+        self.engine = engine
+        self.deal = deal
+        self.resamples = 0
+
+    def __deepcopy__(self, memo: dict) -> _Shared:
+        return self
+
+
+class _Episode:
+    """The engine state (or ``None`` during the deal), deep-copied with ``Engine.clone``: a
+    generic deep copy of a Kiauliaganys state took 60 times as long."""
+
+    def __init__(self, engine: Any, state: Any):
+        self.engine = engine
+        self.state = state
+
+    def __deepcopy__(self, memo: dict) -> _Episode:
+        state = None if self.state is None else self.engine.clone(self.state)
+        return _Episode(self.engine, state)
+
+
+class _Recall:
+    """Every seat's views so far, one string per step (the perfect-recall information state).
+
+    Views are immutable strings, so a deep copy copies the lists, not the strings."""
+
+    def __init__(self, seats: list[list[str]]):
+        self.seats = seats
+
+    def __deepcopy__(self, memo: dict) -> _Recall:
+        return _Recall([list(views) for views in self.seats])
+
+    def add(self, engine: Any, game_state: Any) -> None:
+        """Append every seat's view of ``game_state``."""
+        for seat, views in enumerate(self.seats):
+            views.append(repr(engine.view(game_state, seat)))
+
+    def text(self, seat: int) -> str:
+        return "\n".join(f"{i}: {view}" for i, view in enumerate(self.seats[seat]))
 
 
 class DeckDeal:
@@ -228,7 +292,7 @@ def game_type(spec: BridgeSpec) -> pyspiel.GameType:
         reward_model=pyspiel.GameType.RewardModel.REWARDS,
         max_num_players=max(game.player_counts),
         min_num_players=min(game.player_counts),
-        provides_information_state_string=False,
+        provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
@@ -266,6 +330,7 @@ class KiauleGame(pyspiel.Game):
         options = _options(spec, dict(params or {}))
         self.engine = GAMES[spec.game].make_engine(**options)  # a bad value is a ValueError
         self.deal = spec.deal(self.engine)
+        self.shared = _Shared(self.engine, self.deal)
         bound = float(spec.utility(self.engine))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.engine.num_actions,
@@ -283,8 +348,8 @@ class KiauleGame(pyspiel.Game):
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
-    ) -> KiauleObserver:
-        return KiauleObserver(self, iig_obs_type, params)
+    ) -> KiauleObserver | RecallObserver:
+        return make_observer(self, iig_obs_type, params)
 
 
 class KiauleState(pyspiel.State):
@@ -292,15 +357,65 @@ class KiauleState(pyspiel.State):
 
     def __init__(self, game: KiauleGame | PigGame):
         super().__init__(game)
-        self.engine = game.engine
-        self.deal = game.deal
+        self._shared: _Shared = game.shared
         #: the chance actions of the deal so far
         self.drawn: list[int] = []
-        #: the engine state once the deal is complete
-        self.game_state: Any = None
+        self._episode = _Episode(self.engine, None)
         n = self.engine.num_players
         self._rewards = [0.0] * n
         self._returns = [0.0] * n
+        #: every seat's views since the deal (the perfect-recall information states)
+        self.recall = _Recall([[] for _ in range(n)])
+
+    @property
+    def engine(self) -> Any:
+        return self._shared.engine
+
+    @property
+    def deal(self) -> Any:
+        return self._shared.deal
+
+    @property
+    def game_state(self) -> Any:
+        """The engine state once the deal is complete (``None`` during the deal)."""
+        return self._episode.state
+
+    @game_state.setter
+    def game_state(self, state: Any) -> None:
+        self._episode = _Episode(self.engine, state)
+
+    def information_state_text(self, player: int) -> str:
+        """The perfect-recall information state of ``player`` (the module docstring)."""
+        if self.game_state is None:
+            return f"dealing {len(self.drawn)}/{self.deal.length}"
+        return self.recall.text(player)
+
+    def resample_from_infostate(self, player: int, sampler: Any) -> KiauleState:
+        """A state of the same game with the same information state for ``player``: the
+        engine's ``resample_hidden`` with a generator seeded from ``sampler()`` (a number in
+        [0, 1), e.g. ``pyspiel.UniformProbabilitySampler``) and the game's resample count."""
+        self._shared.resamples += 1
+        seed = (int(float(sampler()) * 2**53), self._shared.resamples)
+        return self.resample(player, np.random.default_rng(seed))
+
+    def resample(self, player: int, rng: np.random.Generator) -> KiauleState:
+        """:meth:`resample_from_infostate` with an explicit generator."""
+        n = self.engine.num_players
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < n:
+            raise ValueError(f"player must be a seat 0..{n - 1}, got {player!r}")
+        if self.game_state is None or self.is_chance_node():
+            raise ValueError("resample_from_infostate needs a decision node (not the deal)")
+        clone = self.clone()
+        clone.game_state = self.engine.resample_hidden(self.game_state, player, rng)
+        views = [[] for _ in range(n)]
+        for seat in range(n):
+            views[seat] = (
+                list(self.recall.seats[seat])
+                if seat == player
+                else [repr(self.engine.view(clone.game_state, seat))]
+            )
+        clone.recall = _Recall(views)
+        return clone
 
     def current_player(self) -> int:
         if self.game_state is None:
@@ -331,8 +446,10 @@ class KiauleState(pyspiel.State):
                 # the generator is never used: the bridged games draw nothing after the deal
                 rng = np.random.default_rng(0)
                 self.game_state = self.engine.new_episode(rng, self.deal.options(self.drawn))
+                self.recall.add(self.engine, self.game_state)
             return
         deltas = self.engine.apply(self.game_state, (int(action),))
+        self.recall.add(self.engine, self.game_state)
         self._rewards = [float(d) for d in deltas]
         self._returns = [r + d for r, d in zip(self._returns, self._rewards, strict=True)]
 
@@ -359,8 +476,8 @@ class KiauleState(pyspiel.State):
 class KiauleObserver:
     """The seat's observation (PyObserver interface): the env's observation vector and view.
 
-    Only the default observation type is offered (a seat's private and public information,
-    without perfect recall): that is what the suite's encoders encode.
+    The observation without perfect recall (a seat's private and the public information):
+    what the suite's encoders encode; :class:`RecallObserver` is the perfect-recall one.
     """
 
     def __init__(self, game: KiauleGame, iig_obs_type: Any, params: Any):
@@ -372,8 +489,8 @@ class KiauleObserver:
             or not iig_obs_type.public_info
         ):
             raise ValueError(
-                "only the default observation type (perfect_recall=False, the seat's private "
-                "and the public information) is supported"
+                "observations are offered only with the seat's private and the public "
+                "information (perfect_recall=False here; True is the information state)"
             )
         self.engine = game.engine
         layout = self.engine.encoder.layout
@@ -390,6 +507,51 @@ class KiauleObserver:
         if state.game_state is None:
             return f"dealing {len(state.drawn)}/{state.deal.length}"
         return repr(self.engine.view(state.game_state, player))
+
+
+class RecallObserver:
+    """The perfect-recall information state (PyObserver interface): a string only (no tensor:
+    the sequence of views has no fixed length)."""
+
+    tensor = None
+    dict: dict[str, np.ndarray] = {}  # noqa: RUF012 - the PyObserver interface, always empty
+
+    def set_from(self, state: KiauleState, player: int) -> None:
+        """Nothing to write: there is no information-state tensor."""
+
+    def string_from(self, state: KiauleState, player: int) -> str:
+        return state.information_state_text(player)
+
+
+def make_observer(
+    game: Any, iig_obs_type: pyspiel.IIGObservationType | None, params: Any
+) -> KiauleObserver | RecallObserver:
+    """The observer of ``iig_obs_type``: the perfect-recall information state
+    (:class:`RecallObserver`) or the default observation (:class:`KiauleObserver`)."""
+    if iig_obs_type is not None and iig_obs_type.perfect_recall:
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params!r}")
+        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not (
+            iig_obs_type.public_info
+        ):
+            raise ValueError(
+                "perfect-recall observations are offered only with the seat's private and the "
+                "public information (the information state)"
+            )
+        return RecallObserver()
+    return KiauleObserver(game, iig_obs_type, params)
+
+
+def resampler(seed: int | None = None) -> Callable[[KiauleState, int], KiauleState]:
+    """A resampler for ``open_spiel.python.algorithms.ismcts.ISMCTSBot.set_resampler``: each
+    call draws a world from one generator seeded with ``seed`` (pyspiel's default sampler
+    restarts its own generator for every call)."""
+    rng = np.random.default_rng(seed)
+
+    def resample(state: KiauleState, player: int) -> KiauleState:
+        return state.resample(player, rng)
+
+    return resample
 
 
 class KozelGame(KiauleGame):
@@ -457,7 +619,7 @@ _PIG_TYPE = pyspiel.GameType(
     reward_model=pyspiel.GameType.RewardModel.REWARDS,
     max_num_players=13,
     min_num_players=3,
-    provides_information_state_string=False,
+    provides_information_state_string=True,
     provides_information_state_tensor=False,
     provides_observation_string=True,
     provides_observation_tensor=True,
@@ -483,6 +645,7 @@ class PigGame(pyspiel.Game):
         options = {k: None if v == NONE else v for k, v in options.items()}
         self.engine = GAMES["pig"].make_engine(game="round", **options)
         self.deal = DeckDeal(_pig_deck(self.engine))
+        self.shared = _Shared(self.engine, self.deal)
         n = self.engine.num_players
         steps = self.engine.config.max_passes + self.engine.config.max_race_steps + 2
         info = pyspiel.GameInfo(
@@ -501,8 +664,8 @@ class PigGame(pyspiel.Game):
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
-    ) -> KiauleObserver:
-        return KiauleObserver(self, iig_obs_type, params)
+    ) -> KiauleObserver | RecallObserver:
+        return make_observer(self, iig_obs_type, params)
 
 
 def _pig_deck(engine: Any) -> Deck:
@@ -559,6 +722,7 @@ class PigState(KiauleState):
                 self.game_state = self.engine.new_episode(
                     _ScriptedRng([]), self.deal.options(self.drawn)
                 )
+                self.recall.add(self.engine, self.game_state)
             return
         kind, n = self._request
         if kind == "integers":
@@ -591,6 +755,7 @@ class PigState(KiauleState):
             return
         trial.rng = _ScriptedRng([])  # no draw outside a step
         self.game_state = trial
+        self.recall.add(self.engine, self.game_state)
         self._pending, self._script = None, []
         self._rewards = [float(d) for d in deltas]
         self._returns = [r + d for r, d in zip(self._returns, self._rewards, strict=True)]

@@ -130,8 +130,15 @@ def test_kozel_bad_parameters_and_observation_types():
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
         pyspiel.load_game("kiaule_kozel", {"series": True})
     game = pyspiel.load_game("kiaule_kozel")
-    with pytest.raises(ValueError, match="only the default observation type"):
-        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    for recall in (False, True):
+        with pytest.raises(ValueError, match="the seat's private and the public information"):
+            game.make_py_observer(
+                pyspiel.IIGObservationType(
+                    perfect_recall=recall, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS
+                )
+            )
+        with pytest.raises(ValueError, match="not supported"):
+            game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=recall), {"x": 1})
     with pytest.raises(ValueError, match="not supported"):
         game.make_py_observer(None, {"x": 1})
 
@@ -357,3 +364,109 @@ def test_shimmys_pettingzoo_wrapper_of_a_registered_game_passes_api_test(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env, num_cycles=100)
+
+
+# --- perfect-recall information states and resampling (IS-MCTS) ---------------------------
+
+
+def _dealt(name: str, params: dict, seed: int):
+    """A bridged state just after the deal, and the generator that dealt it."""
+    rng = np.random.default_rng(seed)
+    state = pyspiel.load_game(name, params).new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+    return state, rng
+
+
+RECALL_GAMES = [
+    ("kiaule_kozel", {}),
+    ("kiaule_kiauliaganys", {"num_players": 2, "deck": 36, "max_turns": 40}),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), RECALL_GAMES, ids=[n for n, _ in RECALL_GAMES])
+def test_information_state_is_the_sequence_of_the_seats_views(name, params):
+    state, rng = _dealt(name, params, 3)
+    n = state.get_game().num_players()
+    assert state.get_game().get_type().provides_information_state_string
+    before = [state.information_state_string(p) for p in range(n)]
+    steps = 0
+    while not state.is_terminal() and steps < 12:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        steps += 1
+        for p in range(n):
+            now = state.information_state_string(p)
+            # perfect recall: what the seat knew stays, one new line (its view now) per step
+            assert now.startswith(before[p] + "\n")
+            assert now.endswith(repr(state.engine.view(state.game_state, p)))
+            assert len(now.splitlines()) == steps + 1
+            before[p] = now
+    assert len(set(before)) == n  # private cards: every seat's information differs
+
+
+@pytest.mark.parametrize(("name", "params"), RECALL_GAMES, ids=[n for n, _ in RECALL_GAMES])
+def test_resample_keeps_the_information_state_and_redeals_the_rest(name, params):
+    state, rng = _dealt(name, params, 7)
+    for _ in range(6):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    player = state.current_player()
+    other = (player + 1) % state.get_game().num_players()
+    key = state.information_state_string(player)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    worlds = [state.resample_from_infostate(player, sampler) for _ in range(6)]
+    for world in worlds:
+        assert isinstance(world, kiaule_env.openspiel.KiauleState)
+        assert world.information_state_string(player) == key
+        assert world.observation_string(player) == state.observation_string(player)
+        assert world.legal_actions() == state.legal_actions()
+    # the hidden cards differ between worlds (the default sampler repeats its number: the
+    # bridge's resample counter still varies the worlds)
+    assert len({w.observation_string(other) for w in worlds}) > 1
+    # a sampled world is a full state of the game: it plays to the end, zero-sum, and the
+    # original is untouched
+    world = worlds[0]
+    while not world.is_terminal():
+        world.apply_action(int(rng.choice(world.legal_actions())))
+    assert sum(world.returns()) == pytest.approx(0.0)
+    assert state.information_state_string(player) == key and not state.is_terminal()
+
+
+def test_resample_refuses_the_deal_and_bad_seats():
+    state = pyspiel.load_game("kiaule_kozel").new_initial_state()
+    with pytest.raises(ValueError, match="decision node"):
+        state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    state, _ = _dealt("kiaule_kozel", {}, 1)
+    with pytest.raises(ValueError, match=r"player must be a seat 0\.\.3"):
+        state.resample(4, np.random.default_rng(0))
+
+
+def test_clone_is_independent_and_cheap_to_make():
+    state, rng = _dealt("kiaule_kozel", {}, 2)
+    clone = state.clone()
+    assert clone.engine is state.engine  # the engine is shared, not copied per clone
+    clone.apply_action(int(rng.choice(clone.legal_actions())))
+    assert clone.game_state is not state.game_state
+    assert len(clone.information_state_string(0)) > len(state.information_state_string(0))
+    assert str(state) != str(clone)
+
+
+def test_cpp_ismcts_bot_cannot_resample_a_python_game():
+    # documented limit: pyspiel's Python-game state does not forward ResampleFromInfostate
+    state, _ = _dealt("kiaule_kozel", {}, 0)
+    bot = pyspiel.ISMCTSBot(1, pyspiel.RandomRolloutEvaluator(1, 1), 2.0, 4)
+    with pytest.raises(pyspiel.SpielError, match="ResampleFromInfostate"):
+        while len(state.legal_actions()) == 1:
+            state.apply_action(state.legal_actions()[0])
+        bot.step(state)
+
+
+@pytest.mark.parametrize("label", ["kozel", "kiauliaganys"])
+def test_ismcts_plays_full_games_against_our_random_agent(label):
+    from experiments.examples.openspiel_ismcts_vs_heuristic import run_match
+
+    results = run_match(label, games=2, simulations=6, seed=11, opponent="random")
+    for result in results:
+        assert sum(result.returns) == pytest.approx(0.0)
+        assert result.bot_decisions > 0
+    # seats swap: the bot sat on both sides
+    assert results[0].bot_seats != results[1].bot_seats

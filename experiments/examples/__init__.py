@@ -1,0 +1,5 @@
+"""Runnable single-file examples of the suite with other libraries (README "Examples").
+
+Each module has ``main(argv)`` and a ``--smoke`` mode of a few seconds that CI runs
+(``tests/experiments/test_examples.py``).
+"""
