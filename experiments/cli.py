@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "benchmark": ("experiments.benchmark", "standard benchmark suite, Markdown report"),
     "elgeta-lengths": ("experiments.elgeta_lengths", "study: Elgeta game lengths (random deals)"),
     "endings": ("experiments.endings", "study: deals ended by play or by a rule cap"),
+    "strength": ("experiments.strength", "study: search agents against the baselines by budget"),
 }
 
 
