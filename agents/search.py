@@ -17,11 +17,13 @@ knows a game's rules.
 
 ``<game>/ismcts`` — single-observer Information-Set MCTS (Cowling, Powley and Whitehouse, 2012),
   turn-based games only (Kozel, Kiauliaganys). One tree over move sequences from the decision;
-  each of ``iterations`` iterations draws a new determinization, descends choosing among the
+  each of ``iterations`` iterations takes a determinization, descends choosing among the
   moves legal in it by UCB1 with availability counts (``c`` times half the game's reward range
   as the exploration constant), adds one node, plays a random playout to the end of the deal and
   backs up each node's reward for the seat that moved into it. The most visited root move is
-  played.
+  played. Determinizations are the costly part (an exact uniform draw, ``sample_state``), so
+  ``worlds`` of them are drawn per move and the iterations cycle through them (with a ``seconds``
+  budget, each iteration draws a new one).
 
 Budgets: ``worlds``/``iterations`` (deterministic for a seed), or ``seconds`` per move (the
 count then depends on the machine: not reproducible). In Kozel each seat samples from its own
@@ -47,7 +49,7 @@ __all__ = ["BENCHMARK_BUDGETS", "ISMCTSAgent", "PIMCAgent"]
 
 #: the search agents' options in ``kiaule benchmark`` (their own tournament per game): a budget
 #: that keeps the whole benchmark within a few minutes on 2 cores
-BENCHMARK_BUDGETS = {"pimc": "worlds=8", "ismcts": "iterations=64"}
+BENCHMARK_BUDGETS = {"pimc": "worlds=8", "ismcts": "iterations=64,worlds=8"}
 
 
 def _seat(decision: Decision) -> int:
@@ -117,13 +119,19 @@ class _SearchAgent:
     def _deadline(self) -> float | None:
         return None if self.seconds is None else time.perf_counter() + self.seconds
 
-    def _worlds(self, decision: Decision):
-        """Determinizations of the decision's view, as simulator handles."""
+    def _worlds(self, decision: Decision, pool: int | None = None):
+        """Determinizations of the decision's view, as simulator handles: a new one each time,
+        or with ``pool``, that many drawn once and then cycled (fresh copies)."""
         engine = decision.engine
         sim = self._sim
         assert sim is not None
+        if pool is None:
+            while True:
+                yield sim.load(engine.sample_state(decision.view, self.rng))
+        worlds = [sim.load(engine.sample_state(decision.view, self.rng)) for _ in range(pool)]
         while True:
-            yield sim.load(engine.sample_state(decision.view, self.rng))
+            for h in worlds:
+                yield sim.copy(h)
 
     def _random_joint(self, sim: Simulator, h: Any, seat: int, action: int) -> list[int]:
         """``action`` for ``seat`` and a random legal action for every other seat acting now."""
@@ -203,13 +211,15 @@ class ISMCTSAgent(_SearchAgent):
         self,
         game: str,
         seed: int | None = 0,
-        iterations: int = 200,
+        iterations: int = 128,
+        worlds: int = 16,
         c: float = 0.7,
         seconds: float | None = None,
         compiled: bool | None = None,
     ):
         super().__init__(game, seed, seconds, compiled)
         self.iterations = _positive("iterations", iterations, int, self.name)
+        self.worlds = _positive("worlds", worlds, int, self.name)
         self.c = _positive("c", c, float, self.name)
 
     def act(self, decision: Decision) -> int:
@@ -229,7 +239,8 @@ class ISMCTSAgent(_SearchAgent):
         """The tree after the budget's iterations."""
         root = _Node()
         deadline = self._deadline()
-        for done, h in enumerate(self._worlds(decision), 1):
+        pool = None if self.seconds is not None else min(self.worlds, self.iterations)
+        for done, h in enumerate(self._worlds(decision, pool), 1):
             self._iterate(root, sim, h)
             if _spent(done, self.iterations, deadline):
                 return root
@@ -292,7 +303,13 @@ def _register() -> None:
             register(
                 f"{game}/ismcts",
                 lambda seed=0, _g=game, **options: ISMCTSAgent(_g, seed, **options),
-                options={"iterations": int, "c": float, "seconds": float, "compiled": bool},
+                options={
+                    "iterations": int,
+                    "worlds": int,
+                    "c": float,
+                    "seconds": float,
+                    "compiled": bool,
+                },
             )
 
 

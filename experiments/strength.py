@@ -7,8 +7,9 @@ For every game with search agents (``agents/search.py``), each search kind plays
 tournaments (:mod:`experiments.tournament`: every deal replayed with the seats rotated, 95%
 intervals paired over deals):
 
-* against ``<game>/heuristic`` at every budget of ``--budgets`` (PIMC: worlds; IS-MCTS:
-  iterations are ``ISMCTS_PER_WORLD`` times as many), for the plot of strength against budget;
+* against ``<game>/heuristic`` at every budget of ``--budgets`` (PIMC: worlds; IS-MCTS: as many
+  worlds and ``ISMCTS_PER_WORLD`` times as many iterations), for the plot of strength against
+  budget;
 * against the zoo's ``<game>/ppo`` at the default budget (``--default``).
 
 Seconds per move are measured at the default budget, on the decisions with a choice of one
@@ -43,7 +44,7 @@ def search_kinds(game: str) -> list[str]:
 def spec(game: str, kind: str, budget: int) -> str:
     if kind == "pimc":
         return f"{game}/pimc:worlds={budget}"
-    return f"{game}/ismcts:iterations={budget * ISMCTS_PER_WORLD}"
+    return f"{game}/ismcts:iterations={budget * ISMCTS_PER_WORLD},worlds={budget}"
 
 
 def match(game: str, a: str, b: str, games: int, work: Path, workers: int | None) -> dict:
