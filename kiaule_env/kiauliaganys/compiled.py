@@ -97,6 +97,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from kiaule_env.cards import get_deck
 from kiaule_env.kiauliaganys.rules import ANY, DRAG, MATCH, OVER, Config, State
 
 #: the G10a history may take ``max_turns`` records; above this many turns :func:`supports`
@@ -182,45 +183,64 @@ def encode(state: State) -> np.ndarray:
             f"max_turns={config.max_turns} with repetition={config.repetition} is not supported "
             f"by the compiled twin (at most {MAX_HISTORY_TURNS} turns with G10a on)"
         )
-    deck = config.the_deck
-    pos = deck.position
-    d = deck.size
-    n = state.num_players
-    words = key_words(d)
-    limit = config.repetition or 0
-    if limit:
-        capacity = _capacity(config.max_turns, state.turns, len(state.positions))
-        slots = 1 << (2 * capacity - 1).bit_length()
-    else:
-        capacity = slots = 0
-    s = np.zeros(HISTORY + capacity * (words + 1) + slots, dtype=np.int64)
-    _encode_config(s, config, n, d, words, capacity, slots)
-    _encode_deal(s, state, pos)
-    if limit and state.positions:
-        rows = [_key(key, deck.name) for key in state.positions]
+    head = encode_head(state)
+    s = np.zeros(_size(head), dtype=np.int64)
+    s[:HISTORY] = head
+    positions = state.positions
+    if s[CAPACITY] and positions:
+        pos = _deck_tables(config.deck)[0]
+        words = s[KEY_WORDS]
+        cache = _KEYS.setdefault(config.deck, {})
+        if len(cache) > _KEY_CACHE_SIZE:
+            cache.clear()
+        rows = [cache.get(key) or _key(cache, key, pos) for key in positions]
         block = s[HISTORY : HISTORY + len(rows) * (words + 1)].reshape(len(rows), words + 1)
         block[:, :words] = rows
-        block[:, words] = list(state.positions.values())
+        block[:, words] = list(positions.values())
         s[RECORDS] = len(rows)
         _rebuild_table(s)
     return s
 
 
-def _capacity(max_turns: int, turns: int, records: int) -> int:
+def encode_head(state: State) -> np.ndarray:
+    """The first ``HISTORY`` words of :func:`encode`: everything but the G10a position records
+    (the cheap part, for tests that compare the deal at every step and the history less
+    often)."""
+    config = state.config
+    capacity = _capacity(config, state.turns, len(state.positions))
+    s = _template(config, capacity).copy()
+    pos, bit = _deck_tables(config.deck)
+    _encode_deal(s, state, pos, bit)
+    return s
+
+
+def _size(head: np.ndarray) -> int:
+    """The whole array's size for its header ``head``."""
+    return HISTORY + head[CAPACITY] * (head[KEY_WORDS] + 1) + head[SLOTS]
+
+
+def _capacity(config: Config, turns: int, records: int) -> int:
     """G10a records the array holds: ``max_turns + 1`` (a deal records at most one position per
     turn, so an engine state has at most ``turns`` records and ``max_turns - turns`` to come,
     plus one scratch record); the same all through a deal, so :func:`encode` of every state of
-    a deal gives arrays of one size. More only for a state with more records than turns."""
-    return max(max_turns, records + max_turns - turns) + 1
+    a deal gives arrays of one size. More only for a state with more records than turns; 0
+    with the rule off."""
+    if config.repetition is None:
+        return 0
+    return max(config.max_turns, records + config.max_turns - turns) + 1
 
 
-def _encode_config(
-    s: np.ndarray, config: Config, n: int, d: int, words: int, capacity: int, slots: int
-) -> None:
-    """The header and the constant per-position tables."""
+@lru_cache(maxsize=64)
+def _template(config: Config, capacity: int) -> np.ndarray:
+    """The head of a configuration's array before the deal is written: header and constant
+    tables for a history of ``capacity`` records (copied by :func:`encode_head`)."""
     deck = config.the_deck
+    d = deck.size
+    words = key_words(d)
+    slots = 1 << (2 * capacity - 1).bit_length() if capacity else 0
+    s = np.zeros(HISTORY, dtype=np.int64)
     suits = [c // 13 if c < 52 else -1 for c in deck.cards]
-    s[N], s[D], s[NSUITED] = n, d, sum(t >= 0 for t in suits)
+    s[N], s[D], s[NSUITED] = config.num_players, d, sum(t >= 0 for t in suits)
     s[REWARD] = 1 if config.reward == "years" else 0
     s[MUST_PLAY] = int(config.must_play_from_hand)
     s[BLIND_EMPTY] = int(config.blind_drag_only_when_empty_hand)
@@ -234,58 +254,71 @@ def _encode_config(
             s[SUIT_MASK + t] |= 1 << p
         else:
             s[JOKER_MASK] |= 1 << p
-
-
-def _encode_deal(s: np.ndarray, state: State, pos: np.ndarray) -> None:
-    """The deal's scalars, hands, fund and face-down table."""
-    s[PHASE] = state.phase
-    s[TO_ACT] = state.to_act
-    s[LAST_TURN] = int(state.last_turn)
-    s[NAMED] = state.named_suit
-    s[TURNS] = state.turns
-    s[LOSER] = state.loser
-    s[TAIL] = state.caught_by_tail
-    if state.phase == OVER:
-        s[ENDING] = (
-            ENDED_REPETITION if state.repeated else ENDED_CAP if state.capped else ENDED_PLAY
-        )
-    s[REPEATS] = state.repeats
-    for seat, hand in enumerate(state.hands):
-        mask = 0
-        for c in hand:
-            mask |= 1 << int(pos[c])
-        s[HAND + seat] = mask
-        s[COUNT + seat] = len(hand)
-        s[HAD_TURN + seat] = int(state.had_turn[seat])
-        s[OUT + seat] = int(state.out[seat])
     s[FUND : FUND + 2 * MAX_CARDS] = -1
-    s[FUND_LEN] = len(state.fund)
-    s[FUND : FUND + len(state.fund)] = pos[state.fund]
-    s[FD_LEN] = len(state.face_down)
-    s[FACE_DOWN : FACE_DOWN + len(state.face_down)] = pos[state.face_down]
+    s.flags.writeable = False  # shared by every encode of the configuration
+    return s
 
 
-@lru_cache(maxsize=1 << 16)
-def _key(key: tuple, deck_name: str) -> tuple[int, ...]:
-    """The packed words of a ``rules.position_key`` (the same packing as :func:`_pack_key`)."""
-    from kiaule_env.cards import get_deck
+@lru_cache(maxsize=8)
+def _deck_tables(deck_name: str) -> tuple[list[int], list[int]]:
+    """Per card id: its deck position and its hand-mask bit (0 outside the deck)."""
+    position = [int(p) for p in get_deck(deck_name).position]
+    return position, [1 << p if p >= 0 else 0 for p in position]
 
-    pos = get_deck(deck_name).position
+
+def _encode_deal(s: np.ndarray, state: State, pos: list[int], bit: list[int]) -> None:
+    """The deal's scalars, hands, fund and face-down table."""
+    ending = RUNNING
+    if state.phase == OVER:
+        ending = ENDED_REPETITION if state.repeated else ENDED_CAP if state.capped else ENDED_PLAY
+    s[PHASE : REPEATS + 1] = (
+        state.phase,
+        state.to_act,
+        int(state.last_turn),
+        state.named_suit,
+        state.turns,
+        len(state.fund),
+        len(state.face_down),
+        state.loser,
+        state.caught_by_tail,
+        ending,
+        len(state.positions),
+        state.repeats,
+    )
+    n = len(state.hands)
+    s[HAND : HAND + n] = [sum(map(bit.__getitem__, hand)) for hand in state.hands]
+    s[COUNT : COUNT + n] = list(map(len, state.hands))
+    s[HAD_TURN : HAD_TURN + n] = state.had_turn
+    s[OUT : OUT + n] = state.out
+    s[FUND : FUND + len(state.fund)] = list(map(pos.__getitem__, state.fund))
+    s[FACE_DOWN : FACE_DOWN + len(state.face_down)] = list(map(pos.__getitem__, state.face_down))
+
+
+#: packed G10a keys per deck (positions recur across the clones a search makes)
+_KEYS: dict[str, dict[tuple, tuple[int, ...]]] = {}
+_KEY_CACHE_SIZE = 1 << 16
+
+
+def _key(cache: dict[tuple, tuple[int, ...]], key: tuple, pos: list[int]) -> tuple[int, ...]:
+    """The packed words of a ``rules.position_key`` (the packing of :func:`_pack_key`), stored
+    in ``cache``."""
     to_act, last_turn, named, had_turn, fund, *hands = key
-    d = get_deck(deck_name).size
+    d = sum(map(len, hands)) + len(fund)  # the table is empty: every card is placed
     codes = [0] * (d + 3)
     for seat, hand in enumerate(hands):
         for c in hand:
-            codes[int(pos[c])] = seat
+            codes[pos[c]] = seat
     for i, c in enumerate(fund):
-        codes[int(pos[c])] = FUND_CODE + i
+        codes[pos[c]] = FUND_CODE + i
     codes[d] = to_act
     codes[d + 1] = int(last_turn) * 8 + named + 1
     codes[d + 2] = sum(1 << seat for seat, had in enumerate(had_turn) if had)
     words = [0] * key_words(d)
     for k, code in enumerate(codes):
         words[k // FIELDS_PER_WORD] |= code << (FIELD_BITS * (k % FIELDS_PER_WORD))
-    return tuple(words)
+    packed = tuple(words)
+    cache[key] = packed
+    return packed
 
 
 # ---------------------------------------------------------------------------------- compiled
