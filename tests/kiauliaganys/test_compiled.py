@@ -291,32 +291,35 @@ class _CountingPython(PythonSimulator):
 
 def measure(options: Mapping[str, Any] | None = None, seconds: float = 3.0) -> dict[str, float]:
     """Random-playout steps/s of ``CompiledSimulator.playout`` and ``PythonSimulator.playout``
-    on freshly encoded deals, each for about ``seconds`` (compile time excluded: one warm-up
-    playout first). Steps are ``apply`` calls (the compiled count from ``random_playout`` with
-    the same seeds, outside the timing)."""
+    on freshly encoded deals, each for about ``seconds`` of this process's CPU time (one core;
+    on a shared machine wall time would count other processes), compile time excluded (one
+    warm-up playout first). Steps are ``apply`` calls (the compiled count from
+    ``random_playout`` with the same seeds, outside the timing). Each compiled playout runs on
+    a copy of its handle (``Simulator.copy``), as search does."""
+    clock = time.process_time
     engine = GAME.make_engine(**dict(options or {}))
     states = [engine.new_episode(np.random.default_rng(seed), {}) for seed in range(200)]
     compiled = CompiledSimulator(engine, C)
     handles = [compiled.load(state) for state in states]
     compiled.playout(compiled.copy(handles[0]), 0)  # warm-up (the cache or a compile)
     playouts = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         for i, h in enumerate(handles):
             compiled.playout(compiled.copy(h), playouts + i)
         playouts += len(handles)
-    compiled_time = time.perf_counter() - start
+    compiled_time = clock() - start
     compiled_steps = 0
     for j in range(0, playouts, len(handles)):
         for i, h in enumerate(handles):
             compiled_steps += C.random_playout(h.copy(), np.zeros(engine.num_players), j + i)
     python = _CountingPython(engine)
-    start = time.perf_counter()
+    start = clock()
     i = 0
-    while time.perf_counter() - start < seconds:
+    while clock() - start < seconds:
         python.playout(python.load(states[i % len(states)]), i)
         i += 1
-    python_time = time.perf_counter() - start
+    python_time = clock() - start
     return {
         "compiled_steps_per_s": compiled_steps / compiled_time,
         "python_steps_per_s": python.steps / python_time,
