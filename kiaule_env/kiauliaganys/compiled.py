@@ -12,6 +12,14 @@ the differential test ``tests/kiauliaganys/test_compiled.py`` (seeded random dea
 option variant: after every step the same array as :func:`encode` of the Python state, the same
 acting seat, the same legal actions, the same reward deltas and the deal's end at the same step).
 
+Measured (``measure`` in the test, CPU time of one core, random playouts of fresh deals): about
+2.4–2.7 M steps/s compiled against 63–73 k for the Python engine (36–42×), for 4 players/52
+cards, 6/54 and 2/36. First use compiles for ~12 s of CPU (empty cache); a process that finds
+numba's cache (``__pycache__``, no ``NUMBA_CACHE_DIR`` needed) starts in ~1.7 s.
+
+The differential test played 10,013 random deals over 17 option variants without a difference
+(about 130 s of CPU); its default run plays 3,400 of them (about 55 s).
+
 What it covers
 --------------
 Every option of :class:`~kiaule_env.kiauliaganys.rules.Config`: 2–6 players, decks 36/52/54
