@@ -25,6 +25,10 @@ knows a game's rules.
   ``worlds`` of them are drawn per move and the iterations cycle through them (with a ``seconds``
   budget, each iteration draws a new one).
 
+Playouts: ``rollout="random"`` (uniformly random moves) or ``"policy"`` (the game's compiled
+rollout policy, ``policy_playout`` in ``kiaule_env/<game>/compiled.py``, on every seat); by
+default the policy where the game has one, else random.
+
 Budgets: ``worlds``/``iterations`` (deterministic for a seed), or ``seconds`` per move (the
 count then depends on the machine: not reproducible). In Kozel each seat samples from its own
 view: a partner is not clairvoyant. Rewards are the engine's per-seat reward deltas, which in
@@ -43,7 +47,7 @@ import numpy as np
 from agents.base import Decision
 from agents.registry import register
 from kiaule_env import GAMES
-from kiaule_env.core.simulate import Simulator, simulator
+from kiaule_env.core.simulate import ROLLOUTS, Simulator, has_policy, simulator
 
 __all__ = ["BENCHMARK_BUDGETS", "ISMCTSAgent", "PIMCAgent"]
 
@@ -83,13 +87,19 @@ class _SearchAgent:
         seed: int | None = 0,
         seconds: float | None = None,
         compiled: bool | None = None,
+        rollout: str | None = None,
     ):
         self.name = f"{game}/{self.kind}"
         self.game = game
         self.seconds = None if seconds is None else _positive("seconds", seconds, float, self.name)
         if compiled is not None and not isinstance(compiled, bool):
             raise ValueError(f"{self.name}: compiled must be true, false or none, got {compiled!r}")
+        if rollout is not None and rollout not in ROLLOUTS:
+            raise ValueError(
+                f"{self.name}: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}"
+            )
         self.compiled = compiled
+        self.rollout = rollout
         self.reseed(seed)
         self._engine: Any = None
         self._sim: Simulator | None = None
@@ -112,7 +122,11 @@ class _SearchAgent:
                 "envs and play loop carry it)"
             )
         if engine is not self._engine:
-            self._engine, self._sim = engine, simulator(engine, self.compiled)
+            rollout = self.rollout
+            if rollout is None:  # the game's rollout policy where it has one
+                policy = self.compiled is not False and has_policy(engine)
+                rollout = "policy" if policy else "random"
+            self._engine, self._sim = engine, simulator(engine, self.compiled, rollout)
         assert self._sim is not None
         return self._sim
 
@@ -158,8 +172,9 @@ class PIMCAgent(_SearchAgent):
         rollouts: int = 1,
         seconds: float | None = None,
         compiled: bool | None = None,
+        rollout: str | None = None,
     ):
-        super().__init__(game, seed, seconds, compiled)
+        super().__init__(game, seed, seconds, compiled, rollout)
         self.worlds = _positive("worlds", worlds, int, self.name)
         self.rollouts = _positive("rollouts", rollouts, int, self.name)
 
@@ -216,8 +231,9 @@ class ISMCTSAgent(_SearchAgent):
         c: float = 0.7,
         seconds: float | None = None,
         compiled: bool | None = None,
+        rollout: str | None = None,
     ):
-        super().__init__(game, seed, seconds, compiled)
+        super().__init__(game, seed, seconds, compiled, rollout)
         self.iterations = _positive("iterations", iterations, int, self.name)
         self.worlds = _positive("worlds", worlds, int, self.name)
         self.c = _positive("c", c, float, self.name)
@@ -297,7 +313,13 @@ def _register() -> None:
         register(
             f"{game}/pimc",
             lambda seed=0, _g=game, **options: PIMCAgent(_g, seed, **options),
-            options={"worlds": int, "rollouts": int, "seconds": float, "compiled": bool},
+            options={
+                "worlds": int,
+                "rollouts": int,
+                "seconds": float,
+                "compiled": bool,
+                "rollout": str,
+            },
         )
         if not descriptor.engine_class().simultaneous:
             register(
@@ -309,6 +331,7 @@ def _register() -> None:
                     "c": float,
                     "seconds": float,
                     "compiled": bool,
+                    "rollout": str,
                 },
             )
 

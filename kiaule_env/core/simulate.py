@@ -26,7 +26,11 @@ functions (``docs/ARCHITECTURE.md``, "Compiled playouts"):
   the engine's reward deltas into ``rewards`` (one per seat); ``True`` once the deal is over;
 * ``random_playout(s, rewards, seed) -> int``: to the deal's end with uniformly random legal
   actions drawn from numba's generator seeded with ``seed``; adds rewards; returns the number of
-  ``apply`` steps.
+  ``apply`` steps;
+* optionally ``policy_playout(s, rewards, seed) -> int``: the same with the game's cheap
+  *rollout policy* on every seat (a compiled counterpart of the rule-based agent, which may read
+  the whole simulated state: in a determinization every card is where the world put it), for
+  games where random continuations say little about a move (``rollout="policy"``).
 
 All but the first two are ``numba.njit(cache=True)``. Its differential test
 (``tests/<game>/test_compiled.py``) plays seeded random deals through both and asserts the same
@@ -129,9 +133,11 @@ class CompiledSimulator(Simulator):
 
     compiled = True
 
-    def __init__(self, engine: Engine, module: Any):
+    def __init__(self, engine: Engine, module: Any, rollout: str = "random"):
         self.engine = engine
         self.module = module
+        self.rollout = rollout
+        self._playout = module.random_playout if rollout == "random" else module.policy_playout
         self._out = np.empty(max(engine.num_actions, engine.num_players), dtype=np.int64)
 
     def load(self, state: Any) -> np.ndarray:
@@ -158,7 +164,7 @@ class CompiledSimulator(Simulator):
 
     def playout(self, h: np.ndarray, seed: int) -> np.ndarray:
         rewards = np.zeros(self.engine.num_players)
-        self.steps += int(self.module.random_playout(h, rewards, seed))
+        self.steps += int(self._playout(h, rewards, seed))
         return rewards
 
 
@@ -174,15 +180,33 @@ def compiled_module(engine: Engine) -> Any | None:
     return module if module.supports(engine.config) else None
 
 
-def simulator(engine: Engine, compiled: bool | None = None) -> Simulator:
+ROLLOUTS = ("random", "policy")
+
+
+def has_policy(engine: Engine) -> bool:
+    """Whether the game's compiled twin has a rollout policy usable here."""
+    module = compiled_module(engine)
+    return module is not None and hasattr(module, "policy_playout")
+
+
+def simulator(engine: Engine, compiled: bool | None = None, rollout: str = "random") -> Simulator:
     """The fastest simulator for ``engine``: compiled where available (``compiled=None``),
-    or as asked. ``compiled=True`` raises ``ValueError`` when no compiled twin can be used."""
+    or as asked; playouts with uniformly random moves or the game's compiled rollout policy.
+
+    ``ValueError`` when ``compiled=True`` or ``rollout="policy"`` cannot be had here, or for an
+    unknown ``rollout``.
+    """
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
     module = compiled_module(engine) if compiled is not False else None
+    where = f"{type(engine).__module__} with this configuration"
+    if rollout == "policy" and (module is None or not hasattr(module, "policy_playout")):
+        raise ValueError(f"no compiled rollout policy for {where} (needs the 'search' extra)")
     if module is not None:
-        return CompiledSimulator(engine, module)
+        return CompiledSimulator(engine, module, rollout)
     if compiled:
         raise ValueError(
-            f"no compiled playout engine for {type(engine).__module__} with this configuration "
+            f"no compiled playout engine for {where} "
             "(install the 'search' extra: pip install -e '.[search]')"
         )
     return PythonSimulator(engine)
