@@ -261,7 +261,15 @@ def run(
     sink = (out_dir / GAMES_FILE).open("a") if out_dir is not None else None
     try:
         for item in _play_all(
-            config, spec, schedule, out_dir is not None, todo, count, workers, progress, backend,
+            config,
+            spec,
+            schedule,
+            out_dir is not None,
+            todo,
+            count,
+            workers,
+            progress,
+            backend,
             address,
         ):
             if isinstance(item, str):
