@@ -288,3 +288,49 @@ def play_chunks(
     finally:
         for actor in actors:
             ray.kill(actor)  # also ends the chunks still queued (interrupted or failed run)
+
+
+# ------------------------------------------------------------------ evaluation (kiaule train)
+
+
+def _evaluate_job(job: dict[str, Any], model: bytes | None) -> dict[str, Any]:
+    """One opponent's seat-rotated evaluation (:func:`agents.training.evaluate.evaluate`), on a
+    Ray worker; a model file comes as bytes and is written to a temporary file first."""
+    from agents import registry
+    from agents.learned import load_learned
+    from agents.training.evaluate import evaluate
+
+    with tempfile.TemporaryDirectory(prefix="kiaule-eval-") as folder:
+        if model is not None:
+            path = Path(folder) / job["file_name"]
+            path.write_bytes(model)
+
+            def make_agent(s: int) -> Any:
+                return load_learned(path, game=job["game"], seed=s)
+        else:
+
+            def make_agent(s: int) -> Any:
+                return registry.make(job["agent"], seed=s)
+
+        result = evaluate(
+            job["game"],
+            make_agent,
+            job["opponent"],
+            deals=job["deals"],
+            env_kwargs=job["env_kwargs"],
+            seed=job["seed"],
+            team_play=job["team_play"],
+            agent_label=job["label"],
+        )
+    return result.as_dict()
+
+
+def evaluate_on_ray(
+    jobs: list[dict[str, Any]], model_file: Path | None, address: str | None = None
+) -> list[dict[str, Any]]:
+    """Run every opponent's evaluation as its own Ray task (the same function and seeds as
+    ``kiaule train --evaluate`` on this machine, so the same figures); results in job order."""
+    ray = connect(address)
+    blob = ray.put(model_file.read_bytes()) if model_file is not None else None
+    task = ray.remote(num_cpus=1)(_evaluate_job)
+    return ray.get([task.remote(job, blob) for job in jobs])

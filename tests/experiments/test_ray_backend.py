@@ -233,3 +233,18 @@ def test_backend_unavailable_is_not_a_value_error():
     assert issubclass(BackendUnavailable, RuntimeError)
     assert not issubclass(BackendUnavailable, ValueError)
     assert runner_mod.BACKENDS == ("local", "ray")
+
+
+def test_train_evaluate_on_ray_gives_the_local_figures(ray):
+    """``kiaule train --evaluate MODEL --backend ray``: one Ray task per opponent, the model
+    file through the object store, the same seat-rotated figures as on this machine."""
+    from agents.learned import ZOO_DIR
+    from experiments.train import evaluate_model
+
+    model = ZOO_DIR / "kozel.zip"
+    local = evaluate_model(model, ["random", "heuristic"], deals=6, seed=7)
+    remote = evaluate_model(model, ["random", "heuristic"], deals=6, seed=7, backend="ray")
+    for a, b in zip(local, remote, strict=True):
+        a.pop("seconds"), b.pop("seconds")
+        assert a == b
+    assert [r["opponent"] for r in remote] == ["kozel/random", "kozel/heuristic"]
