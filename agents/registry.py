@@ -18,7 +18,12 @@ def _providers() -> list[str]:
     convention (``agents/<game>.py``, the rule-based agent), and the learned agents."""
     from kiaule_env import GAMES
 
-    return ["agents.random_agent", *(f"agents.{name}" for name in GAMES), "agents.learned"]
+    return [
+        "agents.random_agent",
+        *(f"agents.{name}" for name in GAMES),
+        "agents.learned",
+        "agents.rllib_agent",
+    ]
 
 
 def register(name: str, factory: Callable[..., Agent]) -> None:

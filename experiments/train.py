@@ -757,6 +757,13 @@ def _parser() -> Parser:
     )
     parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
     parser.add_argument("--eval-seed", type=non_negative_int, default=20_000)
+    parser.add_argument(
+        "--trainer",
+        choices=["sb3", "rllib"],
+        default="sb3",
+        help="sb3: MaskablePPO (default); rllib: multi-agent PPO on Ray "
+        "(experiments/configs/rllib_*.yaml; agents.training.rllib_train)",
+    )
     from experiments.tournament import add_backend_arguments
 
     add_backend_arguments(parser)  # --backend/--address: where --evaluate plays
@@ -821,6 +828,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.config is None and not args.resume:
             parser.error("give a game name or a config file (or --resume CHECKPOINT)")
+        if args.trainer == "rllib":
+            return _train_rllib(args)
         config = _config_from_args(args)
         if args.resume:
             check_resume(config, Path(args.resume))
@@ -845,6 +854,30 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 130
     _report(config, result)
+    return 0
+
+
+def _train_rllib(args: argparse.Namespace) -> int:
+    """``--trainer rllib``: multi-agent PPO on a local Ray or the cluster at ``--address``."""
+    from agents.training.rllib_train import resolve_rllib_config, train_rllib
+
+    overrides = parse_set(args.set)
+    for key, value in (
+        ("total_timesteps", args.timesteps),
+        ("time_budget_s", args.time_budget),
+        ("seed", args.seed),
+        ("output", args.output),
+    ):
+        if value is not None:
+            overrides[key] = value
+    config = resolve_rllib_config(args.config, overrides)
+    result = train_rllib(config, address=args.address, progress=None if args.no_progress else print)
+    print(
+        f"trained {config['game']} with RLlib to {result.timesteps} env steps in "
+        f"{result.seconds:.0f}s, {result.illegal_moves} illegal moves; checkpoint "
+        f"{result.checkpoint} (agents.make('{config['game']}/rllib', path=...)), curve "
+        f"{result.output / 'learning_curve.png'}"
+    )
     return 0
 
 

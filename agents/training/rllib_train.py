@@ -311,10 +311,13 @@ def _metric(result: dict[str, Any], *keys: str) -> float:
 
 
 def train_rllib(
-    config: dict[str, Any], address: str | None = None, progress: bool = True
+    config: dict[str, Any],
+    address: str | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> RllibResult:
     """Train until ``total_timesteps`` env steps (or ``time_budget_s``); checkpoint every
-    ``checkpoint_every`` iterations and at the end; write ``learning_curve.csv`` and ``.png``."""
+    ``checkpoint_every`` iterations and at the end; write ``learning_curve.csv`` and ``.png``.
+    ``progress`` gets one line per iteration (the CLI prints it)."""
     from experiments.tournament.ray_backend import connect
 
     connect(address, num_cpus=None)
@@ -350,11 +353,11 @@ def train_rllib(
             ):
                 row[f"return_{pid}"] = float(value)
             curve.append(row)
-            if progress:
-                print(
-                    f"iter {row['iteration']}: {steps} steps, return {row['episode_return_mean']:.3f}, "
-                    f"illegal {illegal}, {row['seconds']:.0f}s",
-                    flush=True,
+            if progress is not None:
+                progress(
+                    f"iter {row['iteration']}: {steps} steps, return per policy "
+                    f"{ {k[7:]: round(v, 3) for k, v in row.items() if k.startswith('return_')} }, "
+                    f"illegal moves {illegal}, {row['seconds']:.0f}s"
                 )
             if row["iteration"] % config["checkpoint_every"] == 0:
                 save_checkpoint(algo, checkpoint, config)
