@@ -11,5 +11,5 @@ python3.11 -m venv .venv-ray-ci 2>/dev/null || python3 -m venv .venv-ray-ci
 . .venv-ray-ci/bin/activate
 python -m pip install -q --upgrade pip
 pip install torch==2.13.0 -e ".[train,search,dev,ray]"
-python -m pytest -p no:randomly tests/experiments/test_ray_backend.py tests/agents/test_rllib.py \
+python -m pytest -n 2 tests/experiments/test_ray_backend.py tests/agents/test_rllib.py \
     tests/test_wrappers.py tests/conformance

@@ -32,6 +32,7 @@ def _providers() -> list[str]:
         *(f"agents.{name}" for name in GAMES),
         "agents.learned",
         "agents.search",
+        "agents.rllib_agent",
     ]
 
 
@@ -47,6 +48,13 @@ def register(
         raise ValueError(f"agent names are '<game>/<kind>' (no ':'), got {name!r}")
     _FACTORIES[name] = factory
     _OPTIONS[name] = dict(options or {})
+
+
+def register_exact(spec: str, factory: Callable[..., Agent]) -> None:
+    """Register ``factory`` under a full name with options (``kozel/ppo:path=...``), which then
+    resolves to it as is: Ray workers replace an agent whose model file was shipped to them."""
+    _FACTORIES[spec] = factory
+    _OPTIONS[spec] = {}
 
 
 def agent_options(name: str) -> dict[str, type]:
@@ -84,8 +92,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """
     if not isinstance(spec, str):
         raise TypeError(f"an agent name is a string '<game>/<kind>', got {spec!r}")
-    name, sep, rest = spec.partition(":")
     _load_providers()
+    if spec in _FACTORIES:  # a name registered as is (a shipped model: see register_exact)
+        return spec, {}
+    name, sep, rest = spec.partition(":")
     if name not in _FACTORIES:
         game = name.split("/")[0]
         known = list_agents(game) or list_agents()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import shutil
@@ -31,11 +32,19 @@ from typing import Any
 from experiments.cli_args import (
     Parser,
     check_output_dir,
+    fail,
     non_negative_int,
     positive_float,
     positive_int,
 )
-from experiments.tournament import TournamentConfig, run_tournament, usable_agents
+from experiments.tournament import (
+    BackendUnavailable,
+    TournamentConfig,
+    add_backend_arguments,
+    check_backend_arguments,
+    run_tournament,
+    usable_agents,
+)
 from experiments.tournament.report import (
     LEADERBOARD_HEADER,
     endings_rows,
@@ -149,6 +158,8 @@ def run_suite(
     progress: bool = True,
     plots: bool = True,
     overrides: list[str] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[GameReport]:
     """Run the suite's tournaments; copy each summary (and plots) into ``out/<key>/``.
 
@@ -178,7 +189,15 @@ def run_suite(
         )
         folder = _work_dir(work, config)
         start = time.perf_counter()
-        result = run_tournament(config, workers=workers, out=folder, progress=progress, plots=plots)
+        result = run_tournament(
+            config,
+            workers=workers,
+            out=folder,
+            progress=progress,
+            plots=plots,
+            backend=backend,
+            address=address,
+        )
         seconds = time.perf_counter() - start
         target = out / entry.key
         target.mkdir(parents=True, exist_ok=True)
@@ -248,12 +267,18 @@ class Speed:
         return self.games / (self.cpu_seconds / self.workers)
 
 
-def kozel_speed(games: int = SPEED_GAMES, workers: int | None = None) -> Speed | None:
+def kozel_speed(
+    games: int = SPEED_GAMES,
+    workers: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+) -> Speed | None:
     """Kozel tournament throughput between two rule-based agents (the issue's speed target).
 
     Both teams play ``kozel/heuristic`` (registered a second time under another name, since a
     tournament needs two names), through the full harness: worker processes, research metrics,
-    results collected; no records are written.
+    results collected; no records are written. With ``backend="ray"`` the CPU time is not
+    known (Ray's workers are not this process's children): ``cpu_seconds`` is NaN.
     """
     from agents.registry import list_agents, make, register
 
@@ -266,9 +291,11 @@ def kozel_speed(games: int = SPEED_GAMES, workers: int | None = None) -> Speed |
     )
     cpu_before = _cpu_seconds()
     start = time.perf_counter()
-    result = run_tournament(config, workers=workers, progress=False, plots=False)
+    result = run_tournament(
+        config, workers=workers, progress=False, plots=False, backend=backend, address=address
+    )
     seconds = time.perf_counter() - start
-    cpu = _cpu_seconds() - cpu_before
+    cpu = _cpu_seconds() - cpu_before if backend == "local" else math.nan
     return Speed(base, len(result.games), result.outcome.workers, seconds, cpu)
 
 
@@ -351,8 +378,13 @@ def markdown_report(
             f"Kozel, `{speed.agent}` on both teams, {speed.games} games through the tournament "
             f"harness with {speed.workers} worker(s), research metrics included, no records: "
             f"**{speed.games_per_s:,.0f} games/s** wall ({speed.seconds:.1f} s; load average "
-            f"{_load():.1f} on {os.cpu_count()} cores), {speed.cpu_seconds:.1f} CPU-seconds in "
-            f"all, i.e. {speed.cpu_bound_games_per_s:,.0f} games/s with the cores to itself.",
+            f"{_load():.1f} on {os.cpu_count()} cores)"
+            + (
+                f", {speed.cpu_seconds:.1f} CPU-seconds in all, i.e. "
+                f"{speed.cpu_bound_games_per_s:,.0f} games/s with the cores to itself."
+                if math.isfinite(speed.cpu_seconds)
+                else " on the Ray backend (CPU time not measured)."
+            ),
             "",
         ]
     lines += comparison_section(reports, out)
@@ -493,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         "--scale", type=positive_float, default=1.0, help="multiply every game count"
     )
     parser.add_argument("--workers", type=positive_int, default=None, help="default: all cores")
+    add_backend_arguments(parser)
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--only", nargs="+", choices=list(GAMES), default=None)
     parser.add_argument(
@@ -515,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    check_backend_arguments(parser, args)
     try:
         check_output_dir(args.out)
         check_output_dir(args.work, "--work")
@@ -522,20 +556,26 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     start = time.perf_counter()
-    reports = run_suite(
-        scale=args.scale,
-        workers=args.workers,
-        seed=args.seed,
-        only=args.only,
-        work=args.work,
-        out=args.out,
-        progress=not args.no_progress,
-        plots=not args.no_plots,
-        overrides=args.agents,
-    )
-    speed = None
-    if not args.no_speed:
-        speed = kozel_speed(max(200, round(SPEED_GAMES * min(args.scale, 1.0))), args.workers)
+    backend = {"backend": args.backend, "address": args.address}
+    try:
+        reports = run_suite(
+            scale=args.scale,
+            workers=args.workers,
+            seed=args.seed,
+            only=args.only,
+            work=args.work,
+            out=args.out,
+            progress=not args.no_progress,
+            plots=not args.no_plots,
+            overrides=args.agents,
+            **backend,
+        )
+        speed = None
+        if not args.no_speed:
+            games = max(200, round(SPEED_GAMES * min(args.scale, 1.0)))
+            speed = kozel_speed(games, args.workers, **backend)
+    except BackendUnavailable as exc:
+        fail("kiaule benchmark", str(exc))
     seconds = time.perf_counter() - start
     workers = args.workers or os.cpu_count() or 1
     command = "kiaule benchmark" + (" " + " ".join(argv) if argv else "")

@@ -633,12 +633,21 @@ def evaluate_model(
     deals: int,
     seed: int = 20_000,
     num_players: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict[str, Any]]:
     """Seat-rotated evaluation of a model file (or a registry name, for baselines) against each
-    opponent, in the game's default reward mode (see :mod:`agents.training.evaluate`)."""
+    opponent, in the game's default reward mode (see :mod:`agents.training.evaluate`).
+
+    ``backend="ray"`` plays each opponent's evaluation as its own Ray task (a local Ray or the
+    cluster at ``address``; the model file goes through the object store): the same figures.
+    """
+    from experiments.tournament.runner import check_backend
+
+    check_backend(backend, address)
     from agents import registry
     from agents.learned import load_learned
-    from agents.training.evaluate import evaluate
+    from agents.training.evaluate import EvalResult, evaluate
     from agents.training.model_io import read_metadata
 
     model = str(model)
@@ -669,6 +678,28 @@ def evaluate_model(
 
     fixed = len(get_game(game).player_counts) == 1  # Kozel: always four
     kwargs = {} if fixed else {"num_players": players}
+    if backend == "ray":
+        from experiments.tournament.ray_backend import evaluate_on_ray
+
+        is_file = Path(model).is_file()
+        jobs = [
+            {
+                "game": game,
+                "agent": None if is_file else model,
+                "file_name": Path(model).name,
+                "opponent": o if "/" in o else f"{game}/{o}",
+                "deals": deals,
+                "env_kwargs": kwargs,
+                "seed": seed,
+                "team_play": team_play,
+                "label": label,
+            }
+            for o in opponents
+        ]
+        results = evaluate_on_ray(jobs, Path(model) if is_file else None, address)
+        for result in results:
+            print(EvalResult(**result).summary())
+        return results
     results = []
     for opponent in opponents:
         opp = opponent if "/" in opponent else f"{game}/{opponent}"
@@ -729,6 +760,16 @@ def _parser() -> Parser:
     parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
     parser.add_argument("--eval-seed", type=non_negative_int, default=20_000)
     parser.add_argument(
+        "--trainer",
+        choices=["sb3", "rllib"],
+        default="sb3",
+        help="sb3: MaskablePPO (default); rllib: multi-agent PPO on Ray "
+        "(experiments/configs/rllib_*.yaml; agents.training.rllib_train)",
+    )
+    from experiments.tournament import add_backend_arguments
+
+    add_backend_arguments(parser)  # --backend/--address: where --evaluate plays
+    parser.add_argument(
         "--json", help="merge the evaluation results into this JSON file, keyed by the model"
     )
     return parser
@@ -769,10 +810,19 @@ def _resume_hint(args: argparse.Namespace, checkpoint: Path | None, total: int) 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    from experiments.tournament import BackendUnavailable, check_backend_arguments
+
+    check_backend_arguments(parser, args)
     try:
         if args.evaluate:
             results = evaluate_model(
-                args.evaluate, args.opponents, args.deals, args.eval_seed, args.num_players
+                args.evaluate,
+                args.opponents,
+                args.deals,
+                args.eval_seed,
+                args.num_players,
+                backend=args.backend,
+                address=args.address,
             )
             if args.json:
                 key = Path(args.evaluate).name if Path(args.evaluate).is_file() else args.evaluate
@@ -780,6 +830,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.config is None and not args.resume:
             parser.error("give a game name or a config file (or --resume CHECKPOINT)")
+        if args.trainer == "rllib":
+            return _train_rllib(args)
         config = _config_from_args(args)
         if args.resume:
             check_resume(config, Path(args.resume))
@@ -793,7 +845,7 @@ def main(argv: list[str] | None = None) -> int:
             export=args.export,
             command=command,
         )
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, BackendUnavailable) as exc:
         fail("kiaule train", str(exc))
     if result.stopped_at is not None:
         print(
@@ -804,6 +856,30 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 130
     _report(config, result)
+    return 0
+
+
+def _train_rllib(args: argparse.Namespace) -> int:
+    """``--trainer rllib``: multi-agent PPO on a local Ray or the cluster at ``--address``."""
+    from agents.training.rllib_train import resolve_rllib_config, train_rllib
+
+    overrides = parse_set(args.set)
+    for key, value in (
+        ("total_timesteps", args.timesteps),
+        ("time_budget_s", args.time_budget),
+        ("seed", args.seed),
+        ("output", args.output),
+    ):
+        if value is not None:
+            overrides[key] = value
+    config = resolve_rllib_config(args.config, overrides)
+    result = train_rllib(config, address=args.address, progress=None if args.no_progress else print)
+    print(
+        f"trained {config['game']} with RLlib to {result.timesteps} env steps in "
+        f"{result.seconds:.0f}s, {result.illegal_moves} illegal moves; checkpoint "
+        f"{result.checkpoint} (agents.make('{config['game']}/rllib', path=...)), curve "
+        f"{result.output / 'learning_curve.png'}"
+    )
     return 0
 
 

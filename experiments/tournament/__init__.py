@@ -37,7 +37,9 @@ from experiments.cli_args import (
 )
 from experiments.tournament.report import leaderboard_text, summarize, write_outputs
 from experiments.tournament.runner import (
+    BACKENDS,
     GAMES_FILE,
+    BackendUnavailable,
     RunOutcome,
     TournamentConfig,
     run,
@@ -46,6 +48,7 @@ from experiments.tournament.runner import (
 from experiments.tournament.specs import TournamentGame, get_spec, known_games, register_game
 
 __all__ = [
+    "BackendUnavailable",
     "TournamentConfig",
     "TournamentGame",
     "TournamentResult",
@@ -80,9 +83,23 @@ def run_tournament(
     progress: bool = False,
     plots: bool = True,
     max_new_games: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> TournamentResult:
-    """Play (or resume) ``config`` and write its outputs into ``out`` if given."""
-    outcome = run(config, workers=workers, out=out, progress=progress, max_new_games=max_new_games)
+    """Play (or resume) ``config`` and write its outputs into ``out`` if given.
+
+    ``backend="ray"`` plays on Ray actors (a local Ray, or the cluster at ``address``) with
+    the same results as the local process pool (:mod:`.ray_backend`).
+    """
+    outcome = run(
+        config,
+        workers=workers,
+        out=out,
+        progress=progress,
+        max_new_games=max_new_games,
+        backend=backend,
+        address=address,
+    )
     summary = summarize(outcome)
     if out is not None:
         write_outputs(outcome, summary, Path(out), plots=plots and outcome.complete)
@@ -123,6 +140,30 @@ def _agent_names(game: str, names: list[str] | None, env_kwargs: dict[str, Any])
     return [n if "/" in n else f"{game}/{n}" for n in names]
 
 
+def add_backend_arguments(parser: Parser) -> None:
+    """``--backend local|ray`` and ``--address`` (shared by tournament, benchmark, train)."""
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local: worker processes on this machine; ray: Ray actors (needs the ray extra), "
+        "on a local Ray or the cluster at --address",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="an existing Ray cluster (what `ray start --head` prints; 'auto' finds one on "
+        "this machine); default: start a local Ray",
+    )
+
+
+def check_backend_arguments(parser: Parser, args: Any) -> None:
+    """Refuse ``--address`` without ``--backend ray`` (one line, status 2)."""
+    if args.address and args.backend != "ray":
+        parser.error("--address needs --backend ray")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(
         prog="kiaule tournament",
@@ -140,7 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         "--games", type=positive_int, default=1000, help="at least this many games (whole deals)"
     )
     parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument("--workers", type=positive_int, default=None, help="default: all cores")
+    parser.add_argument(
+        "--workers", type=positive_int, default=None, help="default: all cores (of the cluster)"
+    )
+    add_backend_arguments(parser)
     parser.add_argument("--out", type=Path, default=None, help="results folder (resumable)")
     parser.add_argument(
         "--env",
@@ -158,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    check_backend_arguments(parser, args)
     try:
         env_kwargs = _parse_env_kwargs(args.env)
     except ValueError as exc:
@@ -187,12 +232,14 @@ def main(argv: list[str] | None = None) -> int:
             out=args.out,
             progress=not args.no_progress,
             plots=not args.no_plots,
+            backend=args.backend,
+            address=args.address,
         )
     except KeyboardInterrupt:
         where = f" rerun the same command to resume from {args.out}" if args.out else ""
         print(f"\ninterrupted;{where}", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, BackendUnavailable) as exc:
         fail("kiaule tournament", str(exc))
     outcome = result.outcome
     print(result.leaderboard())

@@ -65,6 +65,15 @@ class ResumeMismatch(ValueError):
     """The output folder holds a different tournament."""
 
 
+class BackendUnavailable(RuntimeError):
+    """The execution backend cannot run: Ray is not installed, or its cluster is unreachable."""
+
+
+#: execution backends: ``local`` (a process pool on this machine), ``ray`` (Ray actors, local
+#: or on a cluster given by ``address``; :mod:`experiments.tournament.ray_backend`)
+BACKENDS = ("local", "ray")
+
+
 # ---------------------------------------------------------------------------- worker side
 
 
@@ -208,8 +217,16 @@ def run(
     out: str | Path | None = None,
     progress: bool = True,
     max_new_games: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> RunOutcome:
-    """Play (or resume) the tournament; ``max_new_games`` stops early (budgeted runs, tests)."""
+    """Play (or resume) the tournament; ``max_new_games`` stops early (budgeted runs, tests).
+
+    ``backend`` is one of :data:`BACKENDS`; ``address`` (Ray only) is an existing cluster's
+    ``host:port`` (default: a local Ray with ``workers`` CPUs). Both backends play every game
+    with the same per-game function, so the results are the same.
+    """
+    check_backend(backend, address)
     spec = get_spec(config.game)
     check_agents(config.game, config.agents)
     teams = spec.teams
@@ -220,6 +237,13 @@ def run(
         teams=teams,
         mixed_partners=config.mixed_partners,
     )
+    if backend == "ray":
+        # connect before any file is written: an unreachable cluster leaves --out untouched
+        from experiments.tournament import ray_backend
+
+        ray = ray_backend.connect(address, num_cpus=workers)
+        # one actor per CPU at most: an actor that cannot be placed would hold its chunks
+        workers = min(workers or math.inf, ray_backend.cluster_cpus(ray))
     workers = max(1, workers or os.cpu_count() or 1)
     out_dir = Path(out) if out is not None else None
     done: dict[tuple[int, ...], dict[str, Any]] = {}
@@ -237,7 +261,16 @@ def run(
     sink = (out_dir / GAMES_FILE).open("a") if out_dir is not None else None
     try:
         for item in _play_all(
-            config, spec, schedule, out_dir is not None, todo, count, workers, progress
+            config,
+            spec,
+            schedule,
+            out_dir is not None,
+            todo,
+            count,
+            workers,
+            progress,
+            backend,
+            address,
         ):
             if isinstance(item, str):
                 data = json.loads(item)
@@ -267,6 +300,8 @@ def _play_all(
     count: int,
     workers: int,
     progress: bool,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Iterator[str | dict[str, Any]]:
     """Play the ``count`` games of ``todo`` (an iterator: the schedule is never a list)."""
     from tqdm import tqdm
@@ -280,6 +315,15 @@ def _play_all(
         file=sys.stderr,
     )
     try:
+        if backend == "ray" and count:
+            from experiments.tournament import ray_backend
+
+            for lines in ray_backend.play_chunks(
+                config, spec, schedule, to_disk, todo, count, workers, address
+            ):
+                bar.update(len(lines))
+                yield from lines
+            return
         if workers == 1 or count < 2:
             _init_worker(config, spec, schedule, to_disk)
             for chunk in _chunks(todo, 64):
@@ -300,6 +344,16 @@ def _play_all(
                 yield from lines
     finally:
         bar.close()
+
+
+def check_backend(backend: Any, address: Any = None) -> None:
+    """``ValueError``/``TypeError`` for an unknown backend or an address without Ray."""
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if address is not None and not isinstance(address, str):
+        raise TypeError(f"address must be a string 'host:port' or None, got {address!r}")
+    if address and backend != "ray":
+        raise ValueError(f"address {address!r} is for the ray backend, not {backend!r}")
 
 
 def _chunks(keys: Iterator[GameKey], size: int) -> Iterator[list[GameKey]]:
