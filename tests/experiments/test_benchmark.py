@@ -87,3 +87,38 @@ def test_benchmark_report_says_how_games_ended_and_warns(tmp_path, monkeypatch, 
     top = report.split("## Results")[1].split("## toy\n")[0]
     assert "> **Warning**" in top and "toyteam: WARNING" in top
     assert "toyteam: WARNING: 100%" in capsys.readouterr().out
+
+
+def test_search_agents_play_their_own_tournament_at_the_benchmark_budget():
+    from agents.search import BENCHMARK_BUDGETS
+
+    usable = ["kozel/heuristic", "kozel/ismcts", "kozel/pimc", "kozel/ppo", "kozel/random"]
+    main = benchmark.SuiteEntry("kozel", 100)
+    search = benchmark.SuiteEntry("kozel", 100, search=True)
+    assert search.key == "kozel-search" and main.key == "kozel"
+    assert benchmark.lineup(main, usable, []) == ["kozel/heuristic", "kozel/ppo", "kozel/random"]
+    assert benchmark.lineup(search, usable, []) == [
+        "kozel/heuristic",
+        "kozel/ppo",
+        f"kozel/pimc:{BENCHMARK_BUDGETS['pimc']}",
+        f"kozel/ismcts:{BENCHMARK_BUDGETS['ismcts']}",
+    ]
+    overrides = ["kozel/pimc:worlds=2", "kozel/heuristic:worth_plain=4", "pig/pimc:worlds=3"]
+    assert benchmark.lineup(search, usable, overrides)[:3] == [
+        "kozel/heuristic:worth_plain=4",
+        "kozel/ppo",
+        "kozel/pimc:worlds=2",
+    ]
+    assert benchmark.lineup(main, usable, overrides)[0] == "kozel/heuristic:worth_plain=4"
+    keys = [e.key for e in benchmark.SUITE]
+    assert {"kozel-search", "kiauliaganys-search", "pig-search"} <= set(keys)
+    assert "elgeta-search" not in keys  # no decisions, nothing to search
+
+
+def test_benchmark_refuses_a_bad_agent_option(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        benchmark.main(["--agents", "kozel/pimc:worlds=0", "--no-speed"])
+    assert exc.value.code == 2
+    assert "worlds must be > 0" in capsys.readouterr().err
