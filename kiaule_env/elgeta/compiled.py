@@ -137,6 +137,8 @@ ACE_RANK = 12  # card % 13 of an ace (E3: A high)
 _SEPARATOR = 255  # ends each pile in a position key, as rules.position_key
 _FNV_OFFSET = -3750763034362895579  # 0xcbf29ce484222325 as int64
 _FNV_PRIME = 1099511628211
+_MIX_1 = -4658895280553007687  # 0xbf58476d1ce4e5b9 as int64 (splitmix64)
+_MIX_2 = -7723592293110705685  # 0x94d049bb133111eb as int64
 
 _jit = numba.njit(cache=True)
 
@@ -211,8 +213,12 @@ def _ending(state: State) -> int:
 
 
 def _history(state: State) -> np.ndarray:
-    """The engine's E8 position keys as rows of one ``uint8`` matrix (all keys of a game have
-    the same length: the leader, every card in play and one separator per seat)."""
+    """The engine's E8 position keys (``rules.position_key`` bytes), one row each, zero-padded
+    to whole words and read as little-endian ``int64`` (as :func:`_position_key` packs them).
+
+    All keys of a game have the same length: the leader, every card in play, one separator per
+    seat (positions are taken with the table empty).
+    """
     width = 1 + len(state.cards_in_play) + state.config.num_players
     keys = list(state.positions)
     if any(len(k) != width for k in keys):
@@ -220,7 +226,10 @@ def _history(state: State) -> np.ndarray:
             f"state.positions holds a key whose length is not {width} (1 + cards in play + "
             "seats): not a position of this game"
         )
-    return np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), width)
+    words = (width + 7) // 8
+    raw = np.zeros((len(keys), words * 8), dtype=np.uint8)
+    raw[:, :width] = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), width)
+    return raw.view("<i8").astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------- the contract
@@ -439,105 +448,123 @@ def _cycle_at(s: np.ndarray, history: np.ndarray) -> int:
     """The ``TRICKS`` value at which the game from ``s`` ends by E8 repetition, or 0.
 
     Plays a copy (its cycle check and cap off) to the end, keeping every trick-start position in
-    a hash set that starts as the engine's ``history``; the first position already in the set
-    is the repetition. The other endings come first, as in the engine: E7 and all aces end the
-    copy, the repetition is checked before the cap.
+    a hash set that starts as the engine's ``history`` (keys packed by :func:`_history`); the
+    first position already in the set is the repetition. The other endings come first, as in the
+    engine: E7 and all aces end the copy, the repetition is checked before the cap.
     """
     t = s.copy()
     t[CYCLE_AT] = 0
     t[MAX_TRICKS] = NO_CAP
     cap = s[MAX_TRICKS]
-    width = history.shape[1]
     capacity = 64
     while capacity < 2 * history.shape[0]:
         capacity *= 2
-    rows = np.empty((capacity, width), dtype=np.uint8)
+    rows = np.empty((capacity, history.shape[1]), dtype=np.int64)
     slots = np.full(4 * capacity, -1, dtype=np.int64)  # a power of two, at most 1/4 full
     count = 0
     for r in range(history.shape[0]):
-        if _find(rows, slots, history[r]) < 0:
-            rows, slots = _insert(rows, slots, count, history[r])
+        h = _hash(history[r])
+        if _find(rows, slots, history[r], h) < 0:
+            rows, slots = _insert(rows, slots, count, history[r], h)
             count += 1
-    key = np.empty(width, dtype=np.uint8)
+    key = np.empty(history.shape[1], dtype=np.int64)
     dummy = np.zeros(MAX_SEATS, dtype=np.float64)
     while True:
         _play_card(t, dummy)
         if t[OVER] != 0:
             return 0
-        if t[TRICK_LEN] != 0 or t[QUEUE_POS] != 0:
-            continue  # mid-trick
+        if t[TRICK_LEN] != 0:
+            continue  # mid-trick (a new trick starts with an empty table)
         _position_key(t, key)
-        if _find(rows, slots, key) >= 0:
+        h = _hash(key)
+        if _find(rows, slots, key, h) >= 0:
             return t[TRICKS]
         if t[TRICKS] >= cap:
             return 0
-        rows, slots = _insert(rows, slots, count, key)
+        rows, slots = _insert(rows, slots, count, key, h)
         count += 1
 
 
 @_jit
 def _position_key(s: np.ndarray, key: np.ndarray) -> None:
-    """``rules.position_key``: the leader, then every pile top first, each ending with 255."""
-    key[0] = s[LEADER]
-    p = 1
+    """``rules.position_key`` (the leader, then every pile top first, each ending with 255) with
+    its bytes packed little-endian into ``int64`` words, zero-padded, as :func:`_history`.
+    The word is built in a local and stored when full (cheaper than updating ``key``)."""
+    word = s[LEADER]
+    shift = 8
+    k = 0
     for seat in range(s[NUM_PLAYERS]):
         base = PILES + seat * MAX_CARDS
-        for i in range(s[PILE_LEN + seat]):
-            key[p] = s[base + i]
-            p += 1
-        key[p] = _SEPARATOR
-        p += 1
+        size = s[PILE_LEN + seat]
+        for i in range(size + 1):
+            byte = s[base + i] if i < size else _SEPARATOR
+            word |= byte << shift
+            shift += 8
+            if shift == 64:
+                key[k] = word
+                k += 1
+                word = 0
+                shift = 0
+    if shift != 0:
+        key[k] = word
+        k += 1
+    for i in range(k, key.shape[0]):
+        key[i] = 0
 
 
 @_jit
 def _hash(key: np.ndarray) -> int:
-    """64-bit FNV-1a of the key's bytes (wrapping ``int64`` arithmetic)."""
+    """A 64-bit hash of the key's words (multiply-xor, then the splitmix64 finalizer so that
+    the low bits used as the slot mix every word; wrapping ``int64`` arithmetic)."""
     h = _FNV_OFFSET
-    for b in key:
-        h = (h ^ np.int64(b)) * _FNV_PRIME
-    return h
+    for w in key:
+        h = (h ^ w) * _FNV_PRIME
+    h = (h ^ (h >> 30)) * _MIX_1
+    h = (h ^ (h >> 27)) * _MIX_2
+    return h ^ (h >> 31)
 
 
 @_jit
-def _find(rows: np.ndarray, slots: np.ndarray, key: np.ndarray) -> int:
-    """The row index of ``key`` in the set, or -1 (linear probing, whole keys compared)."""
+def _find(rows: np.ndarray, slots: np.ndarray, key: np.ndarray, h: int) -> int:
+    """The row index of ``key`` (hash ``h``) in the set, or -1 (linear probing; whole keys are
+    compared, so a hash collision cannot make a false repetition)."""
     mask = slots.shape[0] - 1
-    i = _hash(key) & mask
+    i = h & mask
     while slots[i] >= 0:
-        row = rows[slots[i]]
+        r = slots[i]
         same = True
         for j in range(key.shape[0]):
-            if row[j] != key[j]:
+            if rows[r, j] != key[j]:
                 same = False
                 break
         if same:
-            return slots[i]
+            return r
         i = (i + 1) & mask
     return -1
 
 
 @_jit
 def _insert(
-    rows: np.ndarray, slots: np.ndarray, count: int, key: np.ndarray
+    rows: np.ndarray, slots: np.ndarray, count: int, key: np.ndarray, h: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Add ``key`` (not in the set) as row ``count``; grows both arrays when full."""
+    """Add ``key`` (not in the set) as row ``count``; doubles both arrays when full."""
     if count == rows.shape[0]:
-        bigger = np.empty((2 * rows.shape[0], rows.shape[1]), dtype=np.uint8)
+        bigger = np.empty((2 * rows.shape[0], rows.shape[1]), dtype=np.int64)
         bigger[:count] = rows
         rows = bigger
         slots = np.full(4 * rows.shape[0], -1, dtype=np.int64)
         for r in range(count):
-            _place(slots, rows[r], r)
+            _place(slots, _hash(rows[r]), r)
     rows[count] = key
-    _place(slots, key, count)
+    _place(slots, h, count)
     return rows, slots
 
 
 @_jit
-def _place(slots: np.ndarray, key: np.ndarray, index: int) -> None:
-    """Put row ``index`` into the first free slot of ``key``'s probe sequence."""
+def _place(slots: np.ndarray, h: int, index: int) -> None:
+    """Put row ``index`` into the first free slot of hash ``h``'s probe sequence."""
     mask = slots.shape[0] - 1
-    i = _hash(key) & mask
+    i = h & mask
     while slots[i] >= 0:
         i = (i + 1) & mask
     slots[i] = index
