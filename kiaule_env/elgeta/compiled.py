@@ -221,7 +221,7 @@ def _history(state: State) -> np.ndarray:
     """
     width = 1 + len(state.cards_in_play) + state.config.num_players
     keys = list(state.positions)
-    if any(len(k) != width for k in keys):
+    if keys and set(map(len, keys)) != {width}:
         raise ValueError(
             f"state.positions holds a key whose length is not {width} (1 + cards in play + "
             "seats): not a position of this game"
