@@ -45,7 +45,8 @@ later state of the same game has the same value, which is why a step by step ``a
 fresh ``encode`` agree (the test checks it at every step), and why a state whose history does not
 come from its own past (``engine.resample_hidden`` keeps the real game's history) is handled
 exactly like the engine handles it. The look-ahead compares whole positions (a 64-bit hash only
-finds the candidates), so it is exact. It makes :func:`encode` cost about one playout.
+finds the candidates), so it is exact. It makes :func:`encode` cost a few playouts (measured:
+0.4 ms for a 4-player 52-card deal, whose playout takes about 0.15 ms).
 
 Randomness
 ----------
@@ -56,10 +57,22 @@ one (E3: ``play``), so :func:`random_playout` draws nothing (its ``seed`` is unu
 generator is left alone): every playout of a state is the engine's one continuation, and the
 differential test compares the two step by step with nothing to align.
 
+How it was checked, and how fast it is
+--------------------------------------
+
+``tests/elgeta/test_compiled.py`` (about 50 s on one core): 2,954 deals compared at every step
+(the six descriptor variants and the default, six short capped configurations with and without
+``stop_on_all_aces``, stacked random splits of every player count and deck, ten stacked
+scenarios, resampled mid-game states), plus playouts against an engine replay;
+``ELGETA_COMPILED_SCALE=3.4`` runs 10,018 deals (about 135 s). Its ``measure`` gave, on one
+core of a shared machine: 4-11 million playout steps a second compiled against 50,000-90,000
+for the Python engine (90-140x; the 4-player 52-card default about 10 M/s). Compiling with an
+empty numba cache takes about 20 s; a new process with the cache (``__pycache__``) about 1.3 s.
+
 Array layout
 ------------
 
-``SIZE`` (285) ``int64`` values; seats ``0 … n-1`` use the per-seat blocks (``MAX_SEATS`` = 4),
+``SIZE`` (286) ``int64`` values; seats ``0 … n-1`` use the per-seat blocks (``MAX_SEATS`` = 4),
 unused slots are 0, so equal states have equal arrays:
 
 =====================  ========================================================================
