@@ -66,7 +66,7 @@ How it was checked, and how fast it is
 scenarios, resampled mid-game states), plus playouts against an engine replay;
 ``ELGETA_COMPILED_SCALE=3.4`` runs 10,018 deals (about 135 s). Its ``measure`` gave, on one
 core of a shared machine: 4-11 million playout steps a second compiled against 50,000-90,000
-for the Python engine (90-140x; the 4-player 52-card default about 10 M/s). Compiling with an
+for the Python engine (90-240x; the 4-player 52-card default about 10 M/s). Compiling with an
 empty numba cache takes about 20 s; a new process with the cache (``__pycache__``) about 1.3 s.
 
 Array layout
