@@ -42,7 +42,7 @@ VARIANTS: tuple[dict[str, Any], ...] = (
     {"num_players": 3, "match_years": 6, "deck": "54", "reward": "years"},
 )
 
-DEFAULT_DEALS = 3_400
+DEFAULT_DEALS = 10_000
 
 
 #: deals per variant with the whole array (G10a records included) compared at every decision
