@@ -96,4 +96,4 @@ def _factory(game: str):
 
 
 for _game in GAMES:
-    register(f"{_game}/rllib", _factory(_game))
+    register(f"{_game}/rllib", _factory(_game), options={"path": str, "deterministic": bool})
