@@ -483,3 +483,93 @@ def random_playout_trace(s: np.ndarray, rewards: np.ndarray, seed: int, trace: n
             trace[steps, i] = actions[i]
         apply_with_pig(s, actions, rewards, -1)
         steps += 1
+
+
+# ---------------------------------------------------------------------- compiled: rollout policy
+#: chance that a passing seat passes a uniformly random held rank instead of the policy's card
+POLICY_EPSILON = 0.05
+
+
+@numba.njit(cache=True)
+def _uniform_extreme(buf: np.ndarray, k: int, score: np.ndarray, skip: int, sign: int) -> int:
+    """Among ``buf[:k]``'s pass actions (below ``nose``, not ``skip``), one whose ``score`` times
+    ``sign`` is largest, uniform among ties (a reservoir draw); -1 if there is none."""
+    best = -1
+    ties = 0
+    for j in range(k):
+        a = buf[j]
+        if a == skip or score[a] < -(1 << 40):
+            continue
+        if best < 0 or sign * score[a] > sign * score[best]:
+            best, ties = a, 1
+        elif score[a] == score[best]:
+            ties += 1
+            if np.random.randint(0, ties) == 0:
+                best = a
+    return best
+
+
+@numba.njit(cache=True)
+def _policy_action(s: np.ndarray, seat: int, buf: np.ndarray, eps: float) -> int:
+    """The rollout policy's action for ``seat`` (module docstring, "Rollout policy").
+
+    Always one of :func:`legal`'s actions (``buf`` receives them): race (P3, P8) ``nose`` until
+    touched, then ``wait``; passing: ``nose`` with four of a kind (never a false touch), else
+    keep the rank held most and pass one of the rank held least among the others, ties drawn
+    uniformly, and with probability ``eps`` any held rank but the kept one.
+    """
+    k = legal(s, seat, buf)
+    nose = s[NUM_RANKS]
+    if s[PHASE] == RACE:
+        return buf[0]  # nose while untouched (P3), else the only move, wait
+    if _has_four(s, seat):
+        return nose  # P3: touch at once
+    counts = np.full(16, -(1 << 41), dtype=np.int64)  # per action; not held: never chosen
+    h = HANDS + 4 * seat
+    r0 = s[RANK0]
+    for i in range(4):
+        a = s[h + i] % 13 - r0
+        counts[a] = max(counts[a], 0) + 1
+    keep = _uniform_extreme(buf, k, counts, nose, 1)
+    if np.random.random() < eps:  # every other held rank ties
+        for j in range(k):
+            if buf[j] < nose:
+                counts[buf[j]] = 0
+    return _uniform_extreme(buf, k, counts, keep, -1)
+
+
+@numba.njit(cache=True)
+def _policy_run(
+    s: np.ndarray, rewards: np.ndarray, seed: int, trace: np.ndarray, record: bool, eps: float
+) -> int:
+    """The body of :func:`policy_playout` and :func:`policy_playout_trace`."""
+    np.random.seed(seed)
+    seats = np.empty(MAX_SEATS, dtype=np.int64)
+    actions = np.empty(MAX_SEATS, dtype=np.int64)
+    buf = np.empty(16, dtype=np.int64)
+    steps = 0
+    while True:
+        m = to_act(s, seats)
+        if m == 0:
+            return steps
+        for i in range(m):
+            actions[i] = _policy_action(s, seats[i], buf, eps)
+            if record:
+                trace[steps, i] = actions[i]
+        apply_with_pig(s, actions, rewards, -1)
+        steps += 1
+
+
+@numba.njit(cache=True)
+def policy_playout(s: np.ndarray, rewards: np.ndarray, seed: int) -> int:
+    """Plays the deal to its end with the rollout policy (module docstring) on every seat, its
+    draws from numba's generator seeded with ``seed``; adds the rewards; returns the number of
+    ``apply`` steps. The same contract as :func:`random_playout`."""
+    return _policy_run(s, rewards, seed, np.empty((1, 1), dtype=np.int64), False, POLICY_EPSILON)
+
+
+@numba.njit(cache=True)
+def policy_playout_trace(s: np.ndarray, rewards: np.ndarray, seed: int, trace: np.ndarray) -> int:
+    """:func:`policy_playout`, also writing step ``t``'s actions into ``trace[t, :m]`` (as
+    :func:`random_playout_trace`), the same draws for the same seed. For tests."""
+    return _policy_run(s, rewards, seed, trace, True, POLICY_EPSILON)
