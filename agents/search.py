@@ -13,7 +13,8 @@ knows a game's rules.
   uniformly random playouts to the end of the deal; the move with the best summed reward of the
   acting seat is played (ties: the lowest action index). Worlds share their playout seeds across
   moves (common random numbers), which makes the comparison of moves sharper at equal cost. In
-  Pig's simultaneous steps the other seats' cards in the first step are drawn at random too.
+  Pig's simultaneous steps the other seats' first actions are the playouts' choices too (the
+  rollout policy's, or random), with the same seeds across moves.
 
 ``<game>/ismcts`` — single-observer Information-Set MCTS (Cowling, Powley and Whitehouse, 2012),
   turn-based games only (Kozel, Kiauliaganys). One tree over move sequences from the decision;
@@ -147,16 +148,13 @@ class _SearchAgent:
             for h in worlds:
                 yield sim.copy(h)
 
-    def _random_joint(self, sim: Simulator, h: Any, seat: int, action: int) -> list[int]:
-        """``action`` for ``seat`` and a random legal action for every other seat acting now."""
-        joint = []
-        for s in sim.to_act(h):
-            if s == seat:
-                joint.append(action)
-            else:
-                legal = sim.legal(h, s)
-                joint.append(int(legal[int(self.rng.integers(len(legal)))]))
-        return joint
+    def _joint(self, sim: Simulator, h: Any, seat: int, action: int, seed: int) -> list[int]:
+        """``action`` for ``seat`` and, for every other seat acting now (Pig's simultaneous
+        steps), the playouts' choice: the rollout policy's, or a random legal action."""
+        return [
+            action if s == seat else sim.rollout_action(h, s, seed + 7919 * s)
+            for s in sim.to_act(h)
+        ]
 
 
 class PIMCAgent(_SearchAgent):
@@ -196,7 +194,7 @@ class PIMCAgent(_SearchAgent):
             for i, action in enumerate(legal):
                 for seed in seeds:
                     h = sim.copy(root)
-                    reward = sim.apply(h, self._random_joint(sim, h, seat, action))
+                    reward = sim.apply(h, self._joint(sim, h, seat, action, int(seed)))
                     if not sim.over(h):
                         reward = reward + sim.playout(h, int(seed))
                     totals[i] += reward[seat]

@@ -30,7 +30,8 @@ functions (``docs/ARCHITECTURE.md``, "Compiled playouts"):
 * optionally ``policy_playout(s, rewards, seed) -> int``: the same with the game's cheap
   *rollout policy* on every seat (a compiled counterpart of the rule-based agent, which may read
   the whole simulated state: in a determinization every card is where the world put it), for
-  games where random continuations say little about a move (``rollout="policy"``).
+  games where random continuations say little about a move (``rollout="policy"``), and
+  optionally ``policy_action(s, seat, seed) -> int``: that policy's action for one seat now.
 
 All but the first two are ``numba.njit(cache=True)``. Its differential test
 (``tests/<game>/test_compiled.py``) plays seeded random deals through both and asserts the same
@@ -76,6 +77,12 @@ class Simulator:
 
     def playout(self, h: Any, seed: int) -> np.ndarray:
         raise NotImplementedError
+
+    def rollout_action(self, h: Any, seat: int, seed: int) -> int:
+        """The playouts' choice for ``seat`` now: the rollout policy's where the simulator plays
+        one and the game offers it per seat, else a uniformly random legal action."""
+        legal = self.legal(h, seat)
+        return int(legal[int(np.random.default_rng(seed).integers(len(legal)))])
 
 
 class _PyHandle:
@@ -166,6 +173,11 @@ class CompiledSimulator(Simulator):
         rewards = np.zeros(self.engine.num_players)
         self.steps += int(self._playout(h, rewards, seed))
         return rewards
+
+    def rollout_action(self, h: np.ndarray, seat: int, seed: int) -> int:
+        if self.rollout == "policy" and hasattr(self.module, "policy_action"):
+            return int(self.module.policy_action(h, seat, seed))
+        return super().rollout_action(h, seat, seed)
 
 
 def compiled_module(engine: Engine) -> Any | None:

@@ -570,6 +570,15 @@ def _policy_run(
 
 
 @numba.njit(cache=True)
+def policy_action(s: np.ndarray, seat: int, seed: int) -> int:
+    """The rollout policy's action for ``seat`` now, its tie-breaks drawn from numba's generator
+    seeded with ``seed`` (search: the other seats' cards in a simultaneous first step)."""
+    np.random.seed(seed)
+    buf = np.empty(16, dtype=np.int64)
+    return _policy_action(s, seat, buf)
+
+
+@numba.njit(cache=True)
 def policy_playout(s: np.ndarray, rewards: np.ndarray, seed: int) -> int:
     """Plays the deal to its end with the rollout policy (module docstring) on every seat, its
     draws from numba's generator seeded with ``seed``; adds the rewards; returns the number of
