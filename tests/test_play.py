@@ -91,8 +91,14 @@ def test_kiaule_agents_lists_random_and_heuristic_for_every_game(capsys):
     from experiments.cli import main
 
     assert main(["agents"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 4
-    for line in lines:
-        game = line.split(":")[0]
-        assert f"{game}/random" in line and f"{game}/heuristic" in line
+    blocks = capsys.readouterr().out.split("\n\n") if False else None
+    out = capsys.readouterr  # noqa: F841 (read once above)
+    lines = _agents_output(main)
+    headers = [line for line in lines if not line.startswith("  ")]
+    assert [h.rstrip(":") for h in headers] == ["kozel", "kiauliaganys", "pig", "elgeta"]
+    for game in ("kozel", "kiauliaganys", "pig", "elgeta"):
+        names = [line.strip().split(":")[0] for line in lines if line.startswith(f"  {game}/")]
+        assert f"{game}/random" in names and f"{game}/heuristic" in names
+    assert "  kozel/pimc:worlds=<int>,rollouts=<int>,seconds=<float>,compiled=<bool>," in "\n".join(
+        lines
+    )
