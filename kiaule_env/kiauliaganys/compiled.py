@@ -41,6 +41,39 @@ What the array leaves out: the public knowledge about hands (``face_up``, ``not_
 ``last_picked``), the dealer, match years and the rendered history. None of them changes legal
 moves, transitions or rewards before the deal ends.
 
+Rollout policy
+--------------
+:func:`policy_playout` (``rollout="policy"``, the search agents' default here) plays the deal to
+its end with a cheap counterpart of the rule-based agent (``agents/kiauliaganys.py``) on every
+seat. Random continuations say little about a move in this game (PIMC with random playouts
+lost to the heuristic, −0.198 ± 0.037 per game over 200 games). Inside a determinized world
+every hand and the face-down order are known, so the policy reads them instead of counting
+cards. Each decision takes the best legal action (from :func:`legal`) by these rules, ties at
+random; with probability :data:`POLICY_EPSILON` it takes a uniformly random one instead, so
+playouts from one state differ:
+
+1. **Match** (G4/G5): play from hand when possible, a suited card before a joker; otherwise
+   ``search`` while face-down cards remain, else ``take``.
+2. **Drag** (G6), aimed at the next player still in (G7): a suited card of the suit that hurts
+   him most: one he cannot match (no card of it and no joker), the more so the more cards his
+   search for it would pick up (the world fixes the face-down order); otherwise the suit he
+   holds fewest of. Ties go to the suit the dragger holds most of. ``drag blind`` comes before
+   giving up a joker; a joker names the suit that hurts him most.
+3. **Take tactics** (G5/G8, two players still in, table empty): when the opponent holds at most
+   two cards and no joker, and every card the mover could drag after his play is of a suit the
+   opponent can match, while the card a ``take`` uncovers is one he cannot match, ``take``
+   instead of playing (unless the mover holds at most two cards).
+4. **Repetition** (G10a): when the turn's position has occurred before
+   (``REPEATS`` ≥ 2) and its tie-break (most cards, ties from the player to move) would make
+   the mover the swineherd, he moves at random to leave the cycle; otherwise he keeps to rules
+   1–3 (deterministic apart from the tie-breaks, so a cycle that favours him tends to recur).
+
+It costs about as much per step as a random playout (measured on one core: 2.0 M steps/s against
+2.4 M for :func:`random_playout` with 4 players/52 cards, 2.25 M against 2.1 M for 2/36, 2.2 M
+against 2.6 M for 6/54). Its deals are shorter, so the rate in playouts per second is the same
+or higher (15.0 k against 14.8 k, 31.8 k against 25.3 k, 14.2 k against 12.8 k). About 19% of
+its 4-player playouts end by G10a repetition (random playouts: 2%).
+
 Array layout
 ------------
 Cards are *deck positions* (``Deck.position``: by suit C D H S, ranks low to high, jokers last),
