@@ -41,6 +41,53 @@ What the array leaves out: the public knowledge about hands (``face_up``, ``not_
 ``last_picked``), the dealer, match years and the rendered history. None of them changes legal
 moves, transitions or rewards before the deal ends.
 
+Rollout policy
+--------------
+:func:`policy_playout` (``rollout="policy"``, the search agents' default here) plays the deal to
+its end with a cheap counterpart of the rule-based agent (``agents/kiauliaganys.py``) on every
+seat. Random continuations say little about a move in this game (PIMC with random playouts
+lost to the heuristic, −0.198 ± 0.037 per game over 200 games). Inside a determinized world
+every hand and the face-down order are known, so the policy reads them instead of counting
+cards. Each decision takes the best legal action (from :func:`legal`) by these rules, ties at
+random (so playouts from one state differ); with probability :data:`POLICY_EPSILON` it takes a
+uniformly random one instead (0.05; 0 measured no better, below):
+
+1. **Match** (G4/G5): play from hand when possible, a suited card before a joker; otherwise
+   ``search`` while face-down cards remain, else ``take``.
+2. **Drag** (G6), aimed at the next player still in (G7): a suited card of the suit that hurts
+   him most: one he cannot match (no card of it and no joker), the more so the more cards his
+   search for it would pick up (the world fixes the face-down order); otherwise the suit he
+   holds fewest of. Ties go to the suit the dragger holds most of. ``drag blind`` comes before
+   giving up a joker; a joker names the suit that hurts him most.
+3. **Take tactics** (G5/G8, two players still in, table empty): when the opponent holds at most
+   two cards and no joker, and every card the mover could drag after his play is of a suit the
+   opponent can match, while the card a ``take`` uncovers is one he cannot match, ``take``
+   instead of playing (unless the mover holds at most two cards).
+4. **Repetition** (G10a): when the turn's position has occurred before
+   (``REPEATS`` ≥ 2) and its tie-break (most cards, ties from the player to move) would make
+   the mover the swineherd, he moves at random to leave the cycle; otherwise he keeps to rules
+   1–3 (deterministic apart from the tie-breaks, so a cycle that favours him tends to recur).
+
+It costs about as much per step as a random playout (measured on one core: 2.0 M steps/s against
+2.4 M for :func:`random_playout` with 4 players/52 cards, 2.25 M against 2.1 M for 2/36, 2.2 M
+against 2.6 M for 6/54). Its deals are shorter, so the rate in playouts per second is the same
+or higher (15.0 k against 14.8 k, 31.8 k against 25.3 k, 14.2 k against 12.8 k). About 19% of
+its 4-player playouts end by G10a repetition (random playouts: 2%).
+
+Strength (duplicate tournaments, 200 games, 4 players, against ``kiauliaganys/heuristic``, one
+worker on a shared 2-core machine; mean reward per game and 95% interval):
+
+=====================================  ==========================  =========
+agent                                  mean reward [95% CI]        wall time
+=====================================  ==========================  =========
+``pimc``, random rollouts (the issue)  −0.198 ± 0.037
+``pimc`` (worlds=16), epsilon 0.05     +0.007 [−0.034, +0.047]     199 s
+``pimc`` (worlds=16), epsilon 0        +0.033 [−0.010, +0.077]     139 s
+``pimc:worlds=32``, epsilon 0.05       +0.062 [+0.019, +0.105]     428 s
+``pimc:worlds=32``, epsilon 0           +0.005 [−0.040, +0.050]     252 s
+``ismcts`` (128 iterations), eps. 0.05 +0.085 [+0.046, +0.124]     244 s
+=====================================  ==========================  =========
+
 Array layout
 ------------
 Cards are *deck positions* (``Deck.position``: by suit C D H S, ranks low to high, jokers last),
@@ -710,3 +757,200 @@ def random_playout(s: np.ndarray, rewards: np.ndarray, seed: int) -> int:
     """Play the deal to its end with uniformly random legal actions from numba's generator
     seeded with ``seed``; adds the rewards; returns the number of ``apply`` steps."""
     return playout_recorded(s, rewards, seed, np.empty(0, dtype=np.int64))
+
+
+# ---------------------------------------------------------------------------------- rollout policy
+#: chance that a policy decision is a uniformly random legal action (playouts from one state
+#: differ; see the module docstring, "Rollout policy")
+POLICY_EPSILON = 0.05
+
+# move classes of the policy's scores (larger is preferred; each class is wider than the terms
+# added inside it, so a class always beats the ones below it)
+_CLASS = 1e9
+_LACK = 1e6  # the target cannot match the suit (no card of it, no joker)
+_PICK = 1e4  # per face-down card his search for it would pick up
+
+
+@njit(cache=True)
+def _popcount(mask: int) -> int:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _next_in(s: np.ndarray, seat: int) -> int:
+    """The next seat still in after ``seat`` (``seat`` itself if nobody else is): the player a
+    drag is aimed at (G7: the players who are out are passed over)."""
+    n = s[N]
+    for step in range(1, n):
+        t = (seat + step) % n
+        if s[OUT + t] == 0:
+            return t
+    return seat
+
+
+@njit(cache=True)
+def _matches(s: np.ndarray, seat: int, suit: int) -> bool:
+    """Whether ``seat`` can play onto a required ``suit`` (a card of it or a joker, G4/G5)."""
+    return (s[HAND + seat] & (s[SUIT_MASK + suit] | s[JOKER_MASK])) != 0
+
+
+@njit(cache=True)
+def _search_picks(s: np.ndarray, suit: int) -> int:
+    """G4: the face-down cards a search for ``suit`` picks up before it finds the suit or a
+    joker (all of them if it runs out); the world fixes the table's order."""
+    ns = s[NSUITED]
+    picks = 0
+    for i in range(s[FD_LEN] - 1, -1, -1):
+        card = s[FACE_DOWN + i]
+        if card >= ns or s[SUIT + card] == suit:
+            return picks
+        picks += 1
+    return picks
+
+
+@njit(cache=True)
+def _drag_pain(s: np.ndarray, target: int, suit: int) -> float:
+    """Policy rule 2: how much a drag of ``suit`` hurts ``target``: a suit he cannot match, the
+    more so the longer his search for it; among suits he can match, the fewer he holds of it the
+    better (he may have to give up his only one)."""
+    if _matches(s, target, suit):
+        return float(13 - _popcount(s[HAND + target] & s[SUIT_MASK + suit]))
+    if s[FD_LEN] > 0:
+        return _LACK + _PICK * _search_picks(s, suit)
+    return _LACK
+
+
+@njit(cache=True)
+def _still_in(s: np.ndarray) -> int:
+    count = 0
+    for t in range(s[N]):
+        if s[OUT + t] == 0:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _take_instead(s: np.ndarray, seat: int) -> bool:
+    """Policy rule 3 (two-player endgame, table empty, G5): ``take`` rather than play when the
+    opponent holds at most two cards and can match every suit the agent could drag after a play
+    (he would shed his cards and leave the agent the swineherd), while he cannot match the card
+    a take uncovers."""
+    if s[FD_LEN] > 0 or s[FUND_LEN] == 0 or s[COUNT + seat] <= 2 or _still_in(s) != 2:
+        return False
+    opponent = _next_in(s, seat)
+    if opponent == seat or s[COUNT + opponent] > 2:
+        return False
+    if s[HAND + opponent] & s[JOKER_MASK]:
+        return False  # a joker matches anything: nothing blocks him
+    hand = s[HAND + seat]
+    required = _required(s)
+    for t in range(4):  # a card left for the drag after the play that he cannot match
+        left = _popcount(hand & s[SUIT_MASK + t]) - (1 if t == required else 0)
+        if left >= 1 and not _matches(s, opponent, t):
+            return False
+    if hand & s[JOKER_MASK]:
+        return False  # a joker kept for the drag can name the suit he lacks
+    length = s[FUND_LEN]
+    if length < 2:
+        return False  # the take empties the fund: he may play anything
+    below = s[FUND + length - 2]
+    if below >= s[NSUITED]:
+        return False  # an uncovered joker means any suit (G3)
+    return not _matches(s, opponent, s[SUIT + below])
+
+
+@njit(cache=True)
+def _score(s: np.ndarray, seat: int, a: int, target: int, take_first: bool) -> float:
+    """The policy's preference for legal action ``a`` of ``seat`` (module docstring, "Rollout
+    policy", rules 1–3); the largest is played, ties at random."""
+    d = s[D]
+    ns = s[NSUITED]
+    search = d + ns + 4 * (d - ns)
+    if a < d:  # rule 1: play from hand, a suited card before a joker
+        return 3 * _CLASS if a < ns else 2 * _CLASS
+    if a < d + ns:  # rule 2: drag a suited card, the suit that hurts the target most
+        suit = s[SUIT + a - d]
+        held = _popcount(s[HAND + seat] & s[SUIT_MASK + suit])
+        return 3 * _CLASS + _drag_pain(s, target, suit) * 16 + held
+    if a < search:  # a joker is dragged only when nothing else is left, naming the best suit
+        return _drag_pain(s, target, (a - d - ns) % 4)
+    if a == search:
+        return _CLASS
+    if a == search + 1:  # take: rule 3 puts it before any play
+        return 4 * _CLASS if take_first else 0.0
+    return 2 * _CLASS  # drag blind: before giving up a joker
+
+
+@njit(cache=True)
+def _repetition_loses(s: np.ndarray, seat: int) -> bool:
+    """Policy rule 4 (G10a): the current position has occurred before and the next occurrence
+    could end the deal, and its tie-break (most cards, ties from the player to move; in the
+    drag phase the mover's match card counts back into his hand) makes ``seat`` the swineherd."""
+    if s[REP_LIMIT] == 0 or s[FD_LEN] > 0 or s[REPEATS] < 2:
+        return False
+    mine = s[COUNT + seat] + (1 if s[PHASE] == DRAG else 0)
+    most = 0  # the most cards another seat holds
+    for t in range(s[N]):
+        if t != seat:
+            most = max(most, s[COUNT + t])
+    return mine >= most  # ties go to the player to move (G10)
+
+
+@njit(cache=True)
+def policy_action(s: np.ndarray, seat: int, out: np.ndarray, epsilon: float) -> int:
+    """The rollout policy's action for ``seat`` (the seat to act) in the world ``s``: one of
+    the actions :func:`legal` writes into ``out``, uniformly random with probability
+    ``epsilon`` or where rule 4 avoids a losing repetition, else the best by :func:`_score`
+    with random tie-breaks."""
+    n = legal(s, seat, out)
+    if n == 1:
+        return out[0]
+    if np.random.random() < epsilon or _repetition_loses(s, seat):
+        return out[np.random.randint(0, n)]
+    target = _next_in(s, seat)
+    take_first = s[PHASE] == MATCH and out[n - 1] == s[D] + s[NSUITED] + 4 * (s[D] - s[NSUITED]) + 1
+    take_first = take_first and _take_instead(s, seat)
+    best = out[0]
+    best_score = -1.0
+    ties = 0
+    for i in range(n):
+        score = _score(s, seat, out[i], target, take_first)
+        if score > best_score:
+            best, best_score, ties = out[i], score, 1
+        elif score == best_score:
+            ties += 1
+            if np.random.randint(0, ties) == 0:  # reservoir: a uniform pick among the ties
+                best = out[i]
+    return best
+
+
+@njit(cache=True)
+def policy_playout_recorded(
+    s: np.ndarray, rewards: np.ndarray, seed: int, record: np.ndarray, epsilon: float
+) -> int:
+    """:func:`policy_playout` with the policy's ``epsilon``, also writing the chosen actions
+    into ``record`` (as many as fit; tests replay them through the Python engine). Returns the
+    number of ``apply`` steps."""
+    np.random.seed(seed)
+    out = np.empty(MAX_CARDS * 2 + 3 + 8, dtype=np.int64)
+    action = np.empty(1, dtype=np.int64)
+    steps = 0
+    while s[PHASE] != OVER:
+        action[0] = policy_action(s, s[TO_ACT], out, epsilon)
+        if steps < record.shape[0]:
+            record[steps] = action[0]
+        apply(s, action, rewards)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def policy_playout(s: np.ndarray, rewards: np.ndarray, seed: int) -> int:
+    """Play the deal to its end with the rollout policy (module docstring) on every seat, its
+    randomness from numba's generator seeded with ``seed``; adds the rewards; returns the number
+    of ``apply`` steps."""
+    return policy_playout_recorded(s, rewards, seed, np.empty(0, dtype=np.int64), POLICY_EPSILON)
