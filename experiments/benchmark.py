@@ -366,6 +366,15 @@ def markdown_report(
         results_table(reports),
         "",
     ]
+    if any(rep.entry.search for rep in reports):
+        lines += [
+            "The `<game>-search` rows are the search agents' own tournaments at the benchmark's "
+            "budget (`agents.search.BENCHMARK_BUDGETS`, kept small so the benchmark stays within "
+            "minutes) against the rule-based and learned agents. Their strength at larger "
+            "budgets, with seconds per move and the curve against budget, is measured by "
+            "`kiaule strength` (`experiments/results/strength/README.md`).",
+            "",
+        ]
     warnings = all_warnings(reports)
     if warnings:
         lines += ["> **Warning**: games not decided by play", ">"]
