@@ -109,7 +109,7 @@ def _random_split(config: rules.Config, rng: np.random.Generator) -> list[list[s
 
 
 #: deals per configuration of each differential test below; ``ELGETA_COMPILED_SCALE`` (a
-#: float, default 3.4: 10,018 deals in all, issue 15) multiplies them
+#: float, default 3.4: 10,089 deals in all, issue 15) multiplies them (not the 52-card variants)
 _SCALE = float(os.environ.get("ELGETA_COMPILED_SCALE", "3.4"))
 
 
@@ -121,7 +121,8 @@ def _count(base: int) -> int:
 @pytest.mark.parametrize("options", VARIANTS, ids=_variant_id)
 def test_E3_E9_random_deals_of_every_variant_agree_step_by_step(options):
     engine = GAME.make_engine(**options)
-    deals = _count(6 if options["deck"] == "52" else 35)  # 52 cards: long games
+    # 52 cards: long games (≈ 1 s each), so few; the count comes from the short configurations
+    deals = 6 if options["deck"] == "52" else _count(35)
     for seed in range(deals):
         state = engine.new_episode(np.random.default_rng(seed), {})
         play_both(engine, state, np.random.default_rng([seed, 1]))
@@ -131,7 +132,7 @@ def test_E3_E9_random_deals_of_every_variant_agree_step_by_step(options):
 def test_E8_cap_and_all_aces_random_deals_agree_step_by_step(options):
     engine = GAME.make_engine(**options)
     endings = set()
-    for seed in range(_count(400)):
+    for seed in range(_count(405)):
         state = engine.new_episode(np.random.default_rng(seed), {})
         play_both(engine, state, np.random.default_rng([seed, 2]))
         endings.add(compiled.encode(state)[compiled.ENDING])
