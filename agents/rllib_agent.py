@@ -30,7 +30,7 @@ class RllibAgent(Agent):
     def __init__(
         self, path: str | Path, game: str, seed: int | None = 0, deterministic: bool = True
     ):
-        path = Path(path)
+        path = Path(path).resolve()  # RLlib reads modules by URI: a relative path is refused
         meta_path = path / META_FILE
         if not meta_path.is_file():
             raise ValueError(f"{path} is not an RLlib checkpoint of kiaule (no {META_FILE})")
