@@ -450,14 +450,36 @@ def test_clone_is_independent_and_cheap_to_make():
     assert str(state) != str(clone)
 
 
+_CPP_ISMCTS = """
+import numpy as np, pyspiel
+import kiaule_env.openspiel
+state = pyspiel.load_game("kiaule_kozel").new_initial_state()
+rng = np.random.default_rng(0)
+while state.is_chance_node():
+    state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+while len(state.legal_actions()) == 1:
+    state.apply_action(state.legal_actions()[0])
+bot = pyspiel.ISMCTSBot(1, pyspiel.RandomRolloutEvaluator(1, 1), 2.0, 4)
+bot.step(state)
+print("the C++ bot played")
+"""
+
+
 def test_cpp_ismcts_bot_cannot_resample_a_python_game():
-    # documented limit: pyspiel's Python-game state does not forward ResampleFromInfostate
-    state, _ = _dealt("kiaule_kozel", {}, 0)
-    bot = pyspiel.ISMCTSBot(1, pyspiel.RandomRolloutEvaluator(1, 1), 2.0, 4)
-    with pytest.raises(pyspiel.SpielError, match="ResampleFromInfostate"):
-        while len(state.legal_actions()) == 1:
-            state.apply_action(state.legal_actions()[0])
-        bot.step(state)
+    """Documented limit: pyspiel's Python-game state does not forward ResampleFromInfostate,
+    so the C++ ``pyspiel.ISMCTSBot`` cannot search these games: it raises ``SpielError`` (or,
+    seen on a clean CI machine, crashes the process), hence the separate process. The Python
+    ``ISMCTSBot`` below is the one that plays them."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _CPP_ISMCTS], capture_output=True, text=True, timeout=120
+    )
+    assert "the C++ bot played" not in done.stdout
+    assert done.returncode != 0
+    if done.returncode > 0:  # an exception, not a signal: it must be the documented one
+        assert "ResampleFromInfostate" in done.stderr, done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("label", ["kozel", "kiauliaganys"])
