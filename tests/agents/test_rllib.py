@@ -10,16 +10,6 @@ import pytest
 ray = pytest.importorskip("ray")
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-
-
 def _short(game: str, tmp_path, **kw):
     from agents.training.rllib_train import resolve_rllib_config
 

@@ -24,14 +24,9 @@ AGENTS = ["toy/random", "toy/smart", "toy/keep"]
 
 
 @pytest.fixture(scope="module")
-def ray():
-    ray = pytest.importorskip("ray")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
+def ray(local_ray):
+    """The shared local Ray (``tests/conftest.py``) under the name these tests use."""
+    return local_ray
 
 
 def config(games: int = 90, **kw) -> TournamentConfig:
