@@ -33,58 +33,8 @@ from agents.base import Decision, check_view
 from agents.registry import register
 from kiaule_env.cards import NUM_SUITED
 from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys.counting import expected_search, match_chances
 from kiaule_env.kiauliaganys.rules import DRAG_BLIND, DRAG_CARD, PLAY, SEARCH, TAKE, View
-
-
-def unseen_counts(view: View) -> tuple[list[int], int, int]:
-    """Per suit, the cards ``view.seat`` has not seen (face-down or in other hands, unseen);
-    the number of unseen suited cards and of unseen jokers."""
-    seen = set(view.hand) | set(view.fund)
-    for cards in view.face_up:
-        seen.update(cards)
-    per_suit = [0, 0, 0, 0]
-    jokers = 0
-    for card in view.config.the_deck.cards:
-        if card not in seen:
-            if card >= NUM_SUITED:
-                jokers += 1
-            else:
-                per_suit[card // 13] += 1
-    return per_suit, sum(per_suit), jokers
-
-
-def match_chances(view: View, seat: int) -> list[float]:
-    """Per suit, the probability that ``seat`` holds a card of it or a joker (public counting)."""
-    per_suit, total, _ = unseen_counts(view)
-    face_up = view.face_up[seat]
-    if any(c >= NUM_SUITED for c in face_up):
-        return [1.0] * 4
-    hidden = view.hand_sizes[seat] - len(face_up)
-    chances = []
-    for suit in range(4):
-        if any(c < NUM_SUITED and c // 13 == suit for c in face_up):
-            chances.append(1.0)
-            continue
-        free = max(0, hidden - view.not_suit[seat][suit])  # his unseen cards that may be this suit
-        others = total - per_suit[suit]
-        none = 1.0  # hypergeometric: none of `free` random unseen cards is of this suit
-        for i in range(free):
-            if others - i <= 0:
-                none = 0.0
-                break
-            none *= (others - i) / (total - i)
-        chances.append(1.0 - none)
-    return chances
-
-
-def expected_search(view: View, suit: int) -> float:
-    """Expected cards picked up by a search for ``suit`` among the face-down cards."""
-    per_suit, total, jokers = unseen_counts(view)
-    pool = total + jokers
-    if view.face_down == 0 or pool == 0:
-        return 0.0
-    matching = view.face_down * (per_suit[suit] + jokers) / pool
-    return (view.face_down - matching) / (matching + 1.0)
 
 
 def next_in(view: View) -> int:

@@ -58,7 +58,7 @@ Spaces
 observation encodes the agent's view (his hand and what is public) with the other players
 relative to him (relative seat r is r places to his left; 0 is himself); card slices are indexed
 by deck position (suit by suit C D H S, ranks low to high, jokers last). Its size is fixed for a
-player count n and deck size d: ``3d + 12 + 9n + n·d`` (412 for four players and 52 cards). For
+player count n and deck size d: ``3d + 25 + 13n + n·d`` (441 for four players and 52 cards). For
 the default configuration:
 
 | slice | index | size | content |
@@ -80,7 +80,11 @@ the default configuration:
 | `face_up` | 184–391 | 208 | cards taken face up from the fund, still held (G5), by relative seat |
 | `not_suit` | 392–407 | 16 | cards known not of suit C D H S (G4) / deck size, by relative seat |
 | `match_years` | 408–411 | 4 | match years / match_years target (G11), by relative seat |
-| **total** | | **412** | |
+| `match_chance` | 412–427 | 16 | chance he holds a card of suit C D H S or a joker, by public card counting (kiauliaganys.counting; my own row: 1 where I do), by relative seat |
+| `next_chance` | 428–431 | 4 | match_chance of the next player still in after me, the one my drag sets the suit for (G6) |
+| `unseen` | 432–436 | 5 | cards of suit C D H S, and jokers, I have not seen / deck size |
+| `search_length` | 437–440 | 4 | expected cards a search for suit C D H S picks up (G4) / deck size |
+| **total** | | **441** | |
 
 ``face_up`` and ``not_suit`` are what a careful player tracks about each hand: the cards a player
 took face up from the fund and still holds, and how many of his other cards are known not to be
@@ -89,6 +93,12 @@ picked up; −1 when he plays an unseen card that is neither of that suit nor a 
 ``repetition`` is the G10a count of the position the current turn started from (public: once the
 face-down cards are gone every change to a hand is a public play or take), 0 while face-down
 cards remain or with ``repetition=None``.
+The last four slices are the public card counting of ``kiaule_env.kiauliaganys.counting``,
+derived from the same view (the quantities the rule-based agent reasons with): per player and
+suit the chance that he holds a card of the suit or a joker (a face-up card makes it 1; his
+hidden cards are a uniform draw from the cards I have not seen, minus those ``not_suit`` rules
+out), the same for the player my drag will set the suit for, the unseen cards per suit, and the
+expected length of a search for each suit while face-down cards remain.
 
 The action space is ``Discrete(2d + 3 + 3j)`` with j jokers (107 for 52 cards, 117 for 54, 75
 for 36). For the default deck:
@@ -121,7 +131,8 @@ Illegal actions: ``env()`` follows PettingZoo's classic convention (the offender
 episode ends); ``raw_env`` raises ``ValueError`` naming the action and the legal moves.
 
 Version history: v0, first release; G10a (repetition, default on; one more observation entry)
-added within v0.
+added within v0; the card-counting slices (29 entries for four players, issue 18) added within
+v0. Model files record their observation layout and are refused for another one.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import numpy as np
 from kiaule_env.cards import CARD_TEXTS, NUM_SUITED, Deck
 from kiaule_env.core.layout import ObservationLayout, Slice, action_table
 from kiaule_env.core.state import HiddenSlice, StateEncoder, order_slice, order_values
+from kiaule_env.kiauliaganys.counting import expected_search, match_chances, unseen_counts
 from kiaule_env.kiauliaganys.rules import (
     ANY,
     BLIND_MOVE,
@@ -69,6 +70,24 @@ def observation_layout(num_players: int, deck: Deck) -> ObservationLayout:
                 f"cards known not of suit C D H S (G4) / deck size, {per_seat}",
             ),
             Slice("match_years", n, f"match years / match_years target (G11), {per_seat}"),
+            Slice(
+                "match_chance",
+                n * 4,
+                "chance he holds a card of suit C D H S or a joker, by public card counting "
+                f"(kiauliaganys.counting; my own row: 1 where I do), {per_seat}",
+            ),
+            Slice(
+                "next_chance",
+                4,
+                "match_chance of the next player still in after me, the one my drag sets the "
+                "suit for (G6)",
+            ),
+            Slice("unseen", 5, "cards of suit C D H S, and jokers, I have not seen / deck size"),
+            Slice(
+                "search_length",
+                4,
+                "expected cards a search for suit C D H S picks up (G4) / deck size",
+            ),
         ]
     )
 
@@ -109,6 +128,10 @@ class ObservationEncoder:
         self._had_turn = off["had_turn"]
         self._not_suit = off["not_suit"]
         self._years = off["match_years"]
+        self._chance = off["match_chance"]
+        self._next_chance = off["next_chance"]
+        self._unseen = off["unseen"]
+        self._search_length = off["search_length"]
         self._scale = 1.0 / d
         self._turn_scale = 1.0 / config.max_turns
         self._years_scale = 1.0 / config.match_years if config.match_years else 0.0
@@ -157,7 +180,41 @@ class ObservationEncoder:
         obs[self._turns] = view.turns * self._turn_scale
         if view.repetitions:
             obs[self._repetition] = view.repetitions * self._repetition_scale
+        self._encode_counting(view, obs)
         return obs
+
+    def _encode_counting(self, view: View, obs: np.ndarray) -> None:
+        """The ``counting`` slices: the public card counting of :mod:`.counting`."""
+        n, me, scale = self.n, view.seat, self._scale
+        unseen = unseen_counts(view)
+        per_suit, _, jokers = unseen
+        base = self._unseen
+        obs[base : base + 4] = np.asarray(per_suit, dtype=np.float32) * scale
+        obs[base + 4] = jokers * scale
+        held = [False] * 4
+        joker = False
+        for c in view.hand:
+            if c >= NUM_SUITED:
+                joker = True
+            else:
+                held[c // 13] = True
+        chance = self._chance
+        obs[chance : chance + 4] = [1.0 if joker or h else 0.0 for h in held]
+        nxt = -1
+        for step in range(1, n):
+            seat = (me + step) % n
+            if not view.out[seat]:
+                if nxt < 0:
+                    nxt = seat
+                if view.hand_sizes[seat]:
+                    at = chance + step * 4
+                    obs[at : at + 4] = match_chances(view, seat, unseen)
+        if nxt >= 0:
+            at = chance + ((nxt - me) % n) * 4
+            obs[self._next_chance : self._next_chance + 4] = obs[at : at + 4]
+        if view.face_down:
+            at = self._search_length
+            obs[at : at + 4] = [expected_search(view, t, unseen) * scale for t in range(4)]
 
 
 class ActionCodec:

@@ -6,16 +6,12 @@ from __future__ import annotations
 import agents
 from agents.arena import play_aec
 from agents.base import decision_from_env
-from agents.kiauliaganys import (
-    KiauliaganysHeuristic,
-    match_chances,
-    memory_key,
-    repetition_loser,
-)
+from agents.kiauliaganys import KiauliaganysHeuristic, memory_key, repetition_loser
 from experiments.stats import paired_mean_ci
 from kiaule_env import kiauliaganys_v0
 from kiaule_env.cards import parse_card
 from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys.counting import match_chances
 from tests.kiauliaganys.helpers import do, new_env, stacked
 
 DECKS = 75  # × 4 seat rotations = 300 games

@@ -34,9 +34,9 @@ def test_docstring_tables_are_the_generated_ones():
 @pytest.mark.parametrize(
     ("num_players", "deck", "obs_size", "actions"),
     [
-        (4, "52", 412, 107),
-        (2, "36", 3 * 36 + 12 + 18 + 72, 75),
-        (6, "54", 162 + 12 + 54 + 324, 117),
+        (4, "52", 441, 107),
+        (2, "36", 3 * 36 + 25 + 26 + 72, 75),
+        (6, "54", 162 + 25 + 78 + 324, 117),
     ],
 )
 def test_sizes_are_fixed_by_player_count_and_deck(num_players, deck, obs_size, actions):
@@ -94,6 +94,13 @@ def test_observation_contents_after_a_search_and_a_take():
         [0, 0, 0, 0],
     ]
     assert not mine["match_years"].any()
+    # public card counting (issue 18): the 7 unseen cards are 8S…AS; player_1 holds 6C face up
+    # and 7 hidden cards, none of them clubs (G4 not_suit), so he surely has clubs and spades
+    # and surely lacks diamonds and hearts; player_2 holds nothing; my own row is what I hold
+    assert (mine["unseen"] * 36).round().tolist() == [0, 0, 0, 7, 0]
+    assert mine["match_chance"].reshape(3, 4).tolist() == [[1, 1, 1, 0], [1, 0, 0, 1], [0] * 4]
+    assert mine["next_chance"].tolist() == [1, 0, 0, 1]  # player_1 is the next still in
+    assert not mine["search_length"].any()  # no face-down cards left
     # the same public facts, relative to player_1
     theirs = layout.decode(env.observe("player_1")["observation"])
     assert cards_in(theirs["hand"], "36") == {"8S", "9S", "10S", "JS", "QS", "KS", "AS", "6C"}
@@ -101,6 +108,30 @@ def test_observation_contents_after_a_search_and_a_take():
     assert cards_in(theirs["face_up"].reshape(3, 36)[0], "36") == {"6C"}
     assert (theirs["not_suit"].reshape(3, 4) * 36).round().tolist()[2] == [0, 0, 0, 26]
     assert theirs["to_act"].tolist() == [0, 1, 0]
+
+
+def test_counting_slices_are_the_heuristics_counting():
+    """While face-down cards remain the chances are strictly between 0 and 1 and the search
+    lengths are those of ``kiauliaganys.counting``, from the view alone."""
+    from kiaule_env.kiauliaganys.counting import expected_search, match_chances
+
+    env = new_env(stacked("7H 2C 3D 9H 4D"))
+    do(env, "search")  # P0 picks up 2C, 3D searching for hearts, plays 9H; he drags next
+    view = env.view("player_1")
+    mine = env.layout.decode(env.observe("player_1")["observation"])
+    rows = mine["match_chance"].reshape(4, 4)
+    for rel in (1, 2, 3):
+        seat = (1 + rel) % 4
+        assert rows[rel] == pytest.approx(match_chances(view, seat), abs=1e-6)
+    # P0 (relative seat 3) holds two hidden cards, both picked up searching for hearts
+    assert rows[3][2] == 0 and 0 < rows[3][0] < 1 and 0 < rows[3][3] < 1
+    assert not rows[1].any() and not rows[2].any()  # nobody else holds a card yet (G2)
+    assert not rows[0].any()  # nor do I
+    assert mine["next_chance"] == pytest.approx(rows[1])  # player_2 follows me
+    assert mine["search_length"] * 52 == pytest.approx(
+        [expected_search(view, t) for t in range(4)], abs=1e-5
+    )
+    assert mine["search_length"].all()
 
 
 def test_not_suit_counts_drop_when_unseen_cards_are_played():
