@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 
 from agents.random_agent import RandomAgent
-from experiments.cli_args import Parser, choice_of, positive_float
+from experiments.cli_args import Parser, choice_of, positive_float, positive_int
 from kiaule_env import GAMES
 from kiaule_env.core.play import play_episode
 
@@ -111,10 +111,32 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --engine: also time the first use (empty numba cache) and a cached start",
     )
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="measure training throughput instead: the zoo configs before and after issue 18 "
+        "(experiments.bench_train)",
+    )
+    parser.add_argument(
+        "--steps", type=positive_int, default=20_000, help="with --train: learner steps per config"
+    )
+    parser.add_argument(
+        "--label-games",
+        type=positive_int,
+        default=10,
+        help="with --train: games labelled by the warm start's teacher",
+    )
+    parser.add_argument("--json", default=None, help="with --train: also write the report here")
     args = parser.parse_args(argv)
     if args.compile_time and not args.engine:
         parser.error("--compile-time goes with --engine")
+    if args.engine and args.train:
+        parser.error("choose one of --engine and --train")
     games = args.games or [g for g in GAMES if _available(g)]
+    if args.train:
+        from experiments import bench_train
+
+        return bench_train.main(games, args.steps, args.label_games, args.json)
     if args.engine:
         return _engine_main(parser, games, args.seconds, args.compile_time)
     print(format_table(run(games, args.seconds)))

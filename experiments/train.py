@@ -89,6 +89,8 @@ DEFAULTS: dict[str, Any] = {
     "checkpoint": {"every": 50_000},
     "output": None,
     "tensorboard": True,
+    #: imitation before PPO (agents.training.distill): None, or the WarmStartConfig keys
+    "warm_start": None,
 }
 
 
@@ -503,6 +505,13 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
             **config["ppo"],
         )
     (out / "config.json").write_text(json.dumps(config, indent=2, default=str))
+    warm_stats = None
+    if config.get("warm_start") and resume is None:
+        from agents.training.distill import warm_start
+
+        warm_stats = warm_start(
+            model, config, out, log=lambda row: print(f"warm start: {row}", file=sys.stderr)
+        )
 
     def save_model(path: Path) -> None:
         model.save(path)
@@ -558,6 +567,8 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
         tb_log_name="run",
     )
     stats = training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps)
+    if warm_stats is not None:
+        stats["warm_start"] = warm_stats
     stats["stopped_by_time_budget"] = budget.stopped_early
     stats["stopped_at"] = ckpt.stopped_at
     (out / "train_stats.json").write_text(json.dumps(stats, indent=2))

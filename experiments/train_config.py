@@ -69,6 +69,29 @@ class CheckpointConfig(_Section):
     every: Count
 
 
+class WarmStartConfig(_Section):
+    """DAgger from a teacher before PPO (:mod:`agents.training.distill`)."""
+
+    #: registry kind or name of the agent whose moves are imitated
+    teacher: str
+    rounds: Count
+    games_per_round: Count
+    #: who plays the seats while the teacher labels: kinds/names, "teacher", "student"
+    behaviour: dict[str, Annotated[float, Field(ge=0.0)]]
+    workers: Count
+    epochs: Count
+    batch_size: Annotated[int, Field(ge=2)]
+    learning_rate: Annotated[float, Field(gt=0.0)]
+    value_coef: Annotated[float, Field(ge=0.0)]
+
+    @field_validator("behaviour")
+    @classmethod
+    def _some_player(cls, mix: dict[str, float]) -> dict[str, float]:
+        if not any(w > 0 for k, w in mix.items() if k != "student"):
+            raise ValueError("needs a positive weight for a member other than 'student'")
+        return mix
+
+
 class TrainConfig(_Section):
     game: str
     env_kwargs: dict[str, Any]
@@ -87,6 +110,7 @@ class TrainConfig(_Section):
     checkpoint: CheckpointConfig
     output: str | None
     tensorboard: bool
+    warm_start: WarmStartConfig | None = None
 
     @field_validator("game")
     @classmethod

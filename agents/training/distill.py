@@ -1,0 +1,294 @@
+"""Warm start by imitation: DAgger from a teacher agent into the MaskablePPO network (issue 18).
+
+A training config with a ``warm_start`` section (``experiments/configs/kiauliaganys.yaml``)
+first runs this, then PPO continues from the imitated weights for ``total_timesteps``:
+
+1. **Label** (:func:`play_and_label`): play games in which every seat is drawn from
+   ``warm_start.behaviour`` (a mix of agents: registry kinds or names, ``teacher``, and
+   ``student``, the network trained so far) and ask the teacher what it would play at every
+   decision with more than one legal move, whoever acts there. The seats play their own moves,
+   so the states are those the student and its opponents reach (DAgger), while the labels are
+   the teacher's. The first round has no student yet; its weight goes to the other members.
+2. **Fit** (:func:`fit`): the policy network (actor and value head) is trained on every round's
+   labels so far (the DAgger aggregate): cross-entropy of the masked policy against the teacher's
+   move, and squared error of the value head against the seat's reward at the end of the game.
+
+Games are split into fixed chunks with their own seeds, played by ``workers`` processes: the
+labels, and so the network, do not depend on how the chunks were scheduled. Each round's labels
+are saved under ``<output>/warm_start/``; a rerun with the same output folder reuses the finished
+rounds instead of playing them again (an interrupted warm start resumes where it stopped).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.training.policy import NumpyPolicy, PolicyAgent
+
+TEACHER = "teacher"
+STUDENT = "student"
+#: games per labelling task (a task is the unit of scheduling and of seeding)
+CHUNK = 10
+
+
+@dataclass
+class Labels:
+    """Labelled decisions: the observation and mask of the deciding seat, the teacher's action,
+    and that seat's total reward in the game (the value target)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: np.ndarray
+    reward: np.ndarray
+    games: int = 0
+    #: seconds spent playing and labelling, summed over the worker processes
+    seconds: float = 0.0
+    #: wall-clock seconds of the round's labelling (0 when it was read from a file)
+    wall_seconds: float = 0.0
+
+    @classmethod
+    def concat(cls, parts: list[Labels]) -> Labels:
+        return cls(
+            np.concatenate([p.obs for p in parts]),
+            np.concatenate([p.mask for p in parts]),
+            np.concatenate([p.action for p in parts]),
+            np.concatenate([p.reward for p in parts]),
+            sum(p.games for p in parts),
+            sum(p.seconds for p in parts),
+        )
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(
+            path, obs=self.obs, mask=self.mask, action=self.action, reward=self.reward,
+            games=self.games, seconds=self.seconds,
+        )  # fmt: skip
+
+    @classmethod
+    def load(cls, path: Path) -> Labels:
+        with np.load(path) as data:
+            return cls(
+                data["obs"], data["mask"], data["action"], data["reward"],
+                int(data["games"]), float(data["seconds"]),
+            )  # fmt: skip
+
+
+@dataclass
+class _Labeller:
+    """Wraps the agent of one seat: records the teacher's move at the seat's real choices."""
+
+    behaviour: Any
+    teacher: Any
+    is_teacher: bool
+    rows: list[tuple[np.ndarray, np.ndarray, int]] = field(default_factory=list)
+    teacher_seconds: float = 0.0
+
+    def reset(self) -> None:
+        self.behaviour.reset()
+        self.rows = []
+
+    def act(self, decision: Any) -> int:
+        if len(decision.legal_moves) < 2:
+            return self.behaviour.act(decision)
+        start = time.perf_counter()
+        label = int(self.teacher.act(decision))
+        self.teacher_seconds += time.perf_counter() - start
+        self.rows.append((decision.observation, decision.action_mask, label))
+        return label if self.is_teacher else self.behaviour.act(decision)
+
+
+def _member_agent(game: str, member: str, teacher: Any, student: NumpyPolicy | None, seed: int):
+    from agents import registry
+
+    if member == TEACHER:
+        return teacher
+    if member == STUDENT:
+        return PolicyAgent(student, name=STUDENT, seed=seed, deterministic=True)
+    return registry.make(member if "/" in member else f"{game}/{member}", seed=seed)
+
+
+def play_and_label(task: dict[str, Any]) -> Labels:
+    """Play one chunk of games (``task`` from :func:`_tasks`) and return its labels."""
+    from agents import registry
+    from kiaule_env import get_game
+    from kiaule_env.core.play import play_episode
+
+    start = time.perf_counter()
+    game, seed = task["game"], task["seed"]
+    env = get_game(game).load().raw_env(**task["env_kwargs"])
+    n = len(env.possible_agents)
+    student = NumpyPolicy.from_arrays(task["student"]) if task["student"] is not None else None
+    names, weights = zip(*task["behaviour"].items(), strict=True)
+    p = np.asarray(weights, dtype=float) / sum(weights)
+    rng = np.random.default_rng(seed)
+    teacher = registry.make(task["teacher"], seed=seed)
+    obs, masks, actions, rewards = [], [], [], []
+    for game_index in range(task["games"]):
+        members = [names[int(rng.choice(len(names), p=p))] for _ in range(n)]
+        seats = [
+            _Labeller(
+                _member_agent(game, m, teacher, student, seed * 97 + s), teacher, m == TEACHER
+            )
+            for s, m in enumerate(members)
+        ]
+        episode = play_episode(env, seats, seed=seed * 1000 + game_index)
+        for s, seat in enumerate(seats):
+            for o, m, a in seat.rows:
+                obs.append(o)
+                masks.append(m)
+                actions.append(a)
+                rewards.append(episode.rewards[s])
+    size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
+    count = env.action_space(env.possible_agents[0]).n
+    return Labels(
+        np.asarray(obs, dtype=np.float32).reshape(-1, size),
+        np.asarray(masks, dtype=bool).reshape(-1, count),
+        np.asarray(actions, dtype=np.int64),
+        np.asarray(rewards, dtype=np.float32),
+        task["games"],
+        time.perf_counter() - start,
+    )
+
+
+def _tasks(config: dict[str, Any], round_index: int, student: NumpyPolicy | None) -> list[dict]:
+    warm = config["warm_start"]
+    behaviour = {k: float(v) for k, v in warm["behaviour"].items() if v > 0}
+    if student is None:
+        behaviour.pop(STUDENT, None)
+    if not behaviour:
+        raise ValueError("warm_start.behaviour needs a positive weight besides 'student'")
+    teacher = warm["teacher"]
+    teacher = teacher if "/" in teacher else f"{config['game']}/{teacher}"
+    games = int(warm["games_per_round"])
+    tasks = []
+    for chunk, first in enumerate(range(0, games, CHUNK)):
+        tasks.append(
+            {
+                "game": config["game"],
+                "env_kwargs": dict(config["env_kwargs"]),
+                "teacher": teacher,
+                "behaviour": behaviour,
+                "student": None if student is None else student.to_arrays(),
+                "games": min(CHUNK, games - first),
+                "seed": int(config["seed"]) * 1_000_003 + round_index * 10_007 + chunk,
+            }
+        )
+    return tasks
+
+
+def label_round(config: dict[str, Any], round_index: int, student: NumpyPolicy | None) -> Labels:
+    """Play and label one round's games on ``warm_start.workers`` processes."""
+    tasks = _tasks(config, round_index, student)
+    workers = int(config["warm_start"]["workers"])
+    if workers <= 1:
+        parts = [play_and_label(t) for t in tasks]
+    else:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            parts = list(pool.map(play_and_label, tasks))
+    return Labels.concat(parts)
+
+
+def fit(model: Any, labels: Labels, warm: dict[str, Any], seed: int) -> dict[str, float]:
+    """Train ``model.policy`` (an SB3 MaskablePPO policy) on ``labels``; return the losses and
+    the held-out agreement with the teacher (5% of the labels, drawn with ``seed``)."""
+    import torch
+
+    policy = model.policy
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(labels))
+    held = order[: max(1, len(order) // 20)]
+    train = order[len(held) :]
+    optimizer = torch.optim.Adam(policy.parameters(), lr=float(warm["learning_rate"]))
+    obs = torch.as_tensor(labels.obs)
+    mask = torch.as_tensor(labels.mask)
+    action = torch.as_tensor(labels.action)
+    reward = torch.as_tensor(labels.reward)
+    batch = int(warm["batch_size"])
+    value_coef = float(warm["value_coef"])
+    policy.set_training_mode(True)
+    losses = []
+    for _ in range(int(warm["epochs"])):
+        rng.shuffle(train)
+        for begin in range(0, len(train), batch):
+            idx = torch.as_tensor(train[begin : begin + batch])
+            values, log_prob, _ = policy.evaluate_actions(
+                obs[idx], action[idx], action_masks=mask[idx]
+            )
+            policy_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), reward[idx])
+            loss = policy_loss + value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            losses.append((policy_loss.item(), value_loss.item()))
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        idx = torch.as_tensor(held)
+        dist = policy.get_distribution(obs[idx], action_masks=mask[idx].numpy())
+        guess = dist.distribution.probs.argmax(dim=1)
+        agreement = float((guess == action[idx]).float().mean())
+    tail = losses[-max(1, len(losses) // 10) :]
+    return {
+        "policy_loss": float(np.mean([t[0] for t in tail])),
+        "value_loss": float(np.mean([t[1] for t in tail])),
+        "held_out_agreement": agreement,
+        "held_out": len(held),
+    }
+
+
+def warm_start(model: Any, config: dict[str, Any], out: Path, log: Any = None) -> dict[str, Any]:
+    """Run the DAgger rounds of ``config["warm_start"]`` on ``model`` (see the module
+    docstring); return the statistics written to ``<out>/warm_start/stats.json``."""
+    warm = config["warm_start"]
+    folder = out / "warm_start"
+    folder.mkdir(parents=True, exist_ok=True)
+    rounds: list[dict[str, Any]] = []
+    data: list[Labels] = []
+    student: NumpyPolicy | None = None
+    for round_index in range(int(warm["rounds"])):
+        path = folder / f"round_{round_index}.npz"
+        if path.is_file():
+            labels = Labels.load(path)
+            reused = True
+        else:
+            wall = time.perf_counter()
+            labels = label_round(config, round_index, student)
+            labels.wall_seconds = time.perf_counter() - wall
+            labels.save(path)
+            reused = False
+        data.append(labels)
+        start = time.perf_counter()
+        losses = fit(model, Labels.concat(data), warm, int(config["seed"]) + round_index)
+        fit_s = time.perf_counter() - start
+        student = NumpyPolicy.from_sb3(model.policy)
+        row = {
+            "round": round_index,
+            "games": labels.games,
+            "labels": len(labels),
+            "label_seconds": round(labels.seconds, 2),
+            "label_wall_seconds": round(labels.wall_seconds, 2),
+            "labels_per_s_per_worker": round(len(labels) / max(labels.seconds, 1e-9), 1),
+            "reused": reused,
+            "fit_seconds": round(fit_s, 2),
+            "aggregate": int(sum(len(d) for d in data)),
+            **{k: round(v, 4) if isinstance(v, float) else v for k, v in losses.items()},
+        }
+        rounds.append(row)
+        if log is not None:
+            log(row)
+    stats = {"teacher": warm["teacher"], "behaviour": warm["behaviour"], "rounds": rounds}
+    (folder / "stats.json").write_text(json.dumps(stats, indent=2))
+    return stats

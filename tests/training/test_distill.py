@@ -1,0 +1,121 @@
+"""The imitation warm start (``agents.training.distill``, issue 18): labels are the teacher's
+moves at real choices, the network learns them, rounds resume from their files, the labels do not
+depend on the number of worker processes, and a bad ``warm_start`` section is refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from agents.training import distill
+from experiments import train as train_mod
+from kiaule_env import kiauliaganys_v0, pig_v0
+from kiaule_env.core.play import play_episode
+from tests.training.test_train import tiny_config
+
+WARM = {
+    "teacher": "heuristic",
+    "rounds": 2,
+    "games_per_round": 12,
+    "behaviour": {"heuristic": 0.5, "random": 0.5, "student": 1.0},
+    "workers": 1,
+    "epochs": 4,
+    "batch_size": 128,
+    "learning_rate": 0.002,
+    "value_coef": 0.5,
+}
+
+
+def warm_config(tmp_path, game="kiauliaganys", **warm):
+    return tiny_config(game, tmp_path / "run", warm_start={**WARM, **warm})
+
+
+class HighestMove:
+    """A stand-in teacher with a known rule: the highest legal action index."""
+
+    def __init__(self):
+        self.asked = 0
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, decision) -> int:
+        self.asked += 1
+        return max(decision.legal_moves)
+
+
+def test_labels_are_the_teachers_moves_at_real_choices():
+    teacher = HighestMove()
+    seats = [
+        distill._Labeller(agents.make("kiauliaganys/random", seed=s), teacher, False)
+        for s in range(4)
+    ]
+    episode = play_episode(kiauliaganys_v0.raw_env(num_players=4), seats, seed=5, record=True)
+    rows = [row for seat in seats for row in seat.rows]
+    assert len(rows) == teacher.asked and 0 < len(rows) < episode.steps  # forced moves skipped
+    for obs, mask, label in rows:
+        assert mask.sum() >= 2 and label == np.flatnonzero(mask)[-1]
+        assert obs.shape == (441,)
+    # the seats played their own (random) moves, not the teacher's
+    again = [agents.make("kiauliaganys/random", seed=s) for s in range(4)]
+    replay = play_episode(kiauliaganys_v0.raw_env(num_players=4), again, seed=5, record=True)
+    assert replay.moves == episode.moves
+
+
+def test_a_round_labels_every_real_choice(tmp_path):
+    config = warm_config(tmp_path)
+    labels = distill.play_and_label(distill._tasks(config, 0, None)[0])
+    assert len(labels) > 100 and labels.games == distill.CHUNK
+    assert labels.mask.sum(axis=1).min() >= 2
+    assert labels.mask[np.arange(len(labels)), labels.action].all()  # labels are legal
+    for reward in np.unique(labels.reward):  # G12: the seat's reward in its game
+        assert reward == pytest.approx(-1) or reward == 0 or reward == pytest.approx(1 / 3)
+
+
+def test_the_first_round_has_no_student():
+    config = tiny_config("kiauliaganys", "unused", warm_start=WARM)
+    first = distill._tasks(config, 0, None)
+    assert all("student" not in t["behaviour"] for t in first)
+    assert sum(t["games"] for t in first) == WARM["games_per_round"]
+
+
+def test_labels_do_not_depend_on_the_worker_count(tmp_path):
+    one = distill.label_round(warm_config(tmp_path, workers=1), 0, None)
+    two = distill.label_round(warm_config(tmp_path, workers=2), 0, None)
+    assert np.array_equal(one.obs, two.obs) and np.array_equal(one.action, two.action)
+
+
+def test_warm_start_learns_the_teacher_and_resumes_from_its_rounds(tmp_path):
+    config = warm_config(tmp_path, rounds=2, games_per_round=30, epochs=8)
+    result = train_mod.train(config, progress=False)
+    stats = result.stats["warm_start"]["rounds"]
+    assert [r["reused"] for r in stats] == [False, False]
+    assert stats[-1]["held_out_agreement"] > 0.6  # far above a uniform guess over legal moves
+    folder = tmp_path / "run" / "warm_start"
+    assert sorted(p.name for p in folder.glob("round_*.npz")) == ["round_0.npz", "round_1.npz"]
+    again = train_mod.train(config, progress=False)
+    assert [r["reused"] for r in again.stats["warm_start"]["rounds"]] == [True, True]
+    assert again.stats["warm_start"]["rounds"][-1]["labels"] == stats[-1]["labels"]
+
+
+def test_warm_start_plays_the_parallel_game(tmp_path):
+    config = tiny_config("pig", tmp_path / "pig", warm_start={**WARM, "rounds": 1})
+    labels = distill.label_round(config, 0, None)
+    assert len(labels) > 0
+    env = pig_v0.parallel_env(num_players=4)
+    assert labels.obs.shape[1] == env.observation_space("player_0")["observation"].shape[0]
+
+
+@pytest.mark.parametrize(
+    ("warm", "message"),
+    [
+        ({"behaviour": {"student": 1.0}}, "warm_start.behaviour: needs a positive weight"),
+        ({"rounds": 0}, "warm_start.rounds"),
+        ({"teacher": 3}, "warm_start.teacher"),
+        ({"learning_rate": 0}, "warm_start.learning_rate"),
+    ],
+)
+def test_a_bad_warm_start_section_is_refused(tmp_path, warm, message):
+    with pytest.raises(ValueError, match=message):
+        warm_config(tmp_path, **warm)
