@@ -154,10 +154,15 @@ def recorded_layout(meta: dict[str, Any], where: str = "model") -> dict[str, Any
     """
     entry = meta.get(LAYOUT_KEY)
     if entry is None:
+        version = meta.get("format", 1)
+        why = (
+            f"model file format {version}, written before format 2 recorded it"
+            if isinstance(version, int) and version < 2
+            else f"its {META_ENTRY} has no {LAYOUT_KEY!r}"
+        )
         raise ValueError(
-            f"{where} records no observation layout (model file format "
-            f"{meta.get('format', 1)}, written before format {FORMAT_VERSION} recorded it), so "
-            f"it cannot be checked against the current {meta.get('game')} encoding: retrain it "
+            f"{where} records no observation layout ({why}), so it cannot be checked "
+            f"against the current {meta.get('game')} encoding: retrain it "
             "with experiments.train for the current encoding (or, only if its encoding is known "
             "to be the current one, record it with agents.training.model_io.stamp_layout(path))"
         )
@@ -234,19 +239,23 @@ def _current_engine(meta: dict[str, Any], where: str) -> Any:
 
 
 def stamp_layout(path: str | Path) -> dict[str, Any]:
-    """Record the current observation layout in a model file that has none (or another one).
+    """Record the current observation layout in a model file that has none (format 1).
 
     For model files whose network is known to read today's encoding, such as zoo models trained
     before layouts were recorded on an encoding that has not changed since. Refuses
     (``ValueError``) a file whose observation size or number of actions differs from what the
-    game's env has today with the file's env keywords: that file needs retraining, not a stamp.
-    Rewrites the file's metadata as format :data:`FORMAT_VERSION` (``layout_stamped`` true,
-    saying that the layout was added after training); returns the new metadata.
+    game's env has today with the file's env keywords, or that already records another layout:
+    such a file needs retraining, not a stamp. A file that records the current layout is left
+    as it is. Otherwise rewrites the file's metadata as format :data:`FORMAT_VERSION`
+    (``layout_stamped`` true: the layout was added after training); returns the metadata.
     """
     path = Path(path)
     meta = read_metadata(path)
     engine = _current_engine(meta, str(path))
     layout = engine.encoder.layout
+    if meta.get(LAYOUT_KEY) is not None:
+        check_layout(meta, layout, str(path))  # refuses another layout, naming the slices
+        return meta
     if meta.get("obs_size") != layout.size or meta.get("num_actions") != engine.num_actions:
         raise ValueError(
             f"{path} has observation size {meta.get('obs_size')} and "

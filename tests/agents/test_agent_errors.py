@@ -242,6 +242,12 @@ def test_stamp_layout_records_the_current_layout_and_refuses_other_sizes(pig_mod
     with pytest.raises(ValueError, match="retrain the model instead of stamping it"):
         model_io.stamp_layout(wrong)
     assert LAYOUT_KEY not in model_io.read_metadata(wrong)
+    assert model_io.stamp_layout(old) == stamped  # already current: left as it is
+    first = _pig_layout().slices[0].name
+    other = {**stamped, LAYOUT_KEY: layout_metadata(_pig_layout(**{first: 1}))}
+    trained_elsewhere = _with_meta(tmp_path, "other.zip", other)
+    with pytest.raises(ValueError, match=f"resized '{first}' 1 →"):
+        model_io.stamp_layout(trained_elsewhere)  # a recorded layout is never overwritten
 
 
 def test_check_env_compares_the_envs_layout(pig_model):
