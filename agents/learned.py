@@ -12,10 +12,13 @@ else: a named one is registered as an agent whose creation raises ``ValueError``
 wrong with its file (tournaments that do not ask for it leave it out), a bare bad path is left
 out with a warning.
 
-A model file carries its game, player count and observation size (:mod:`agents.training.model_io`);
-loading it for another game or player count, or playing it on a decision of another shape,
-raises ``ValueError`` saying what it was trained for. The actor network is evaluated in numpy
-(:class:`~agents.training.policy.NumpyPolicy`), so playing needs torch only to read the file.
+A model file carries its game, player count, observation size and observation layout
+(:mod:`agents.training.model_io`); loading it for another game or player count, or playing it on
+a decision of another shape, raises ``ValueError`` saying what it was trained for. A model whose
+recorded layout is not the one the game's encoder builds today (for the model's env keywords), or
+that records none (format 1), is refused on loading, naming the slices that changed. The actor
+network is evaluated in numpy (:class:`~agents.training.policy.NumpyPolicy`), so playing needs
+torch only to read the file.
 By default the agent plays its most probable legal move (``deterministic=True``).
 """
 
@@ -27,9 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import register
-from agents.training.model_io import check_compatible, load_policy_arrays, read_metadata
+from agents.training.model_io import (
+    check_compatible,
+    check_layout,
+    current_layout,
+    load_policy_arrays,
+    read_metadata,
+)
 from agents.training.policy import NumpyPolicy, PolicyAgent
-from kiaule_env import GAMES, game_of_env
+from kiaule_env import GAMES, game_of_env, layout_of_env
 
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
 
@@ -70,7 +79,8 @@ class LearnedAgent(PolicyAgent):
         self.path = path
 
     def check_env(self, env: Any) -> None:
-        """Refuse an env (AEC, raw or parallel) of another game, player count or encoding."""
+        """Refuse an env (AEC, raw or parallel) of another game, player count or encoding
+        (observation size, actions, or the observation layout, slice by slice)."""
         raw = getattr(env, "unwrapped", env)
         played = game_of_env(env)
         game = played.name if played is not None else None
@@ -82,6 +92,7 @@ class LearnedAgent(PolicyAgent):
             obs_size=int(raw.observation_space(first)["observation"].shape[0]),
             num_actions=int(raw.action_space(first).n),
             where=self._describe,
+            layout=layout_of_env(env),
         )
 
 
@@ -112,10 +123,13 @@ def load_learned(
     deterministic: bool = True,
     name: str | None = None,
 ) -> LearnedAgent:
-    """Load a model file as an agent; refuse it if it was trained for another game/count."""
+    """Load a model file as an agent; refuse (``ValueError``) one trained for another game or
+    player count, or for an observation layout other than the game's current one (with the
+    model's env keywords), or that records no layout (format 1)."""
     path = Path(path)
     meta = read_metadata(path)
     check_compatible(meta, game=game, num_players=num_players, where=str(path))
+    check_layout(meta, current_layout(meta, str(path)), str(path))
     try:
         policy = NumpyPolicy.from_state_dict(
             load_policy_arrays(path), meta.get("activation", "tanh")

@@ -1,7 +1,9 @@
 """RLlib-trained policies as agents: ``agents.make("kozel/rllib", path=CHECKPOINT_FOLDER)``.
 
 A checkpoint written by :mod:`agents.training.rllib_train` holds one RLModule per policy and
-``kiaule_rllib.json`` (game, seat → policy). The agent plays the seat's policy: the module's
+``kiaule_rllib.json`` (game, env keywords, observation layout, seat → policy); a checkpoint whose
+recorded observation layout is not the game's current one, or that records none, is refused
+(:func:`agents.training.model_io.check_layout`). The agent plays the seat's policy: the module's
 masked logits (RLlib's action-masking module, illegal actions at ``-inf``), most probable legal
 move by default. Importing this module needs neither Ray nor torch; making the agent needs both
 (the ``ray`` extra). The tournament's Ray backend ships the checkpoint folder to its workers
@@ -19,6 +21,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import register
+from agents.training.model_io import check_layout, current_layout
 from kiaule_env import GAMES
 
 META_FILE = "kiaule_rllib.json"
@@ -37,6 +40,7 @@ class RllibAgent(Agent):
         self.meta = json.loads(meta_path.read_text())
         if self.meta.get("game") != game:
             raise ValueError(f"{path} was trained for {self.meta.get('game')!r}, not {game!r}")
+        check_layout(self.meta, current_layout(self.meta, str(path)), str(path))
         self.path, self.game, self.deterministic = path, game, deterministic
         self.name = f"{game}/rllib"
         self.rng = np.random.default_rng(seed)

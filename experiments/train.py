@@ -253,7 +253,12 @@ def eval_opponent(config: dict[str, Any]) -> str:
 def model_metadata(
     config: dict[str, Any], vec_env, model, command: str | None = None
 ) -> dict[str, Any]:
+    """The ``kiaule.json`` of a saved model: what it plays (game, player count, env keywords,
+    observation size and layout, actions), its network, and how it was trained."""
+    from agents.training.model_io import LAYOUT_KEY, layout_metadata
+
     env0 = vec_env.get_attr("num_players", indices=[0])[0]
+    layout = vec_env.get_attr("layout", indices=[0])[0]
     return {
         "game": config["game"],
         "num_players": int(env0),
@@ -261,6 +266,7 @@ def model_metadata(
         "team_play": bool(config["team_play"]),
         "obs_size": int(vec_env.observation_space.shape[0]),
         "num_actions": int(vec_env.action_space.n),
+        LAYOUT_KEY: layout_metadata(layout),
         "activation": config["policy"]["activation"],
         "net_arch": list(config["policy"]["net_arch"]),
         "timesteps": int(model.num_timesteps),
@@ -388,13 +394,18 @@ def check_resume(config: dict[str, Any], resume: Path) -> dict[str, Any]:
     """The checkpoint's metadata, if ``config`` can continue it; ``ValueError`` otherwise.
 
     On resume ``total_timesteps`` (``--timesteps``) is the total to reach, counting the steps
-    already in the checkpoint, so it must be above them.
+    already in the checkpoint, so it must be above them. The checkpoint must record the
+    observation layout the config's env has today (a network trained on another encoding, or a
+    format-1 checkpoint without a layout, cannot be continued).
     """
-    from agents.training.model_io import read_metadata
+    from agents.training.model_io import check_layout, read_metadata
+    from kiaule_env import get_game
 
     meta = read_metadata(resume)
     if meta["game"] != config["game"]:
         raise ValueError(f"{resume} is a {meta['game']} checkpoint, not {config['game']}")
+    layout = get_game(config["game"]).observation_layout(**config["env_kwargs"])
+    check_layout(meta, layout, str(resume))
     done = int(meta.get("timesteps", 0))
     total = int(config["total_timesteps"])
     if total <= done:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import pettingzoo
 
 from kiaule_env.core.game import GameDescriptor, game_from_module
+from kiaule_env.core.layout import ObservationLayout
 
 __version__ = "0.1.0"
 
@@ -66,6 +67,15 @@ def game_of_env(env: object) -> GameDescriptor | None:
         if isinstance(raw.engine, game.engine_class()):
             return game
     return None
+
+
+def layout_of_env(env: object) -> ObservationLayout | None:
+    """The observation layout of a suite env (any API, wrapped or not), or None for an env
+    that is not built on the engine contract."""
+    from kiaule_env.core.play import suite_env
+
+    raw = suite_env(env)
+    return None if raw is None else raw.engine.encoder.layout
 
 
 def _register_with_pettingzoo() -> bool:

@@ -4,6 +4,14 @@ The metadata (game, env keywords, player count, observation size, number of acti
 the training config and command) travels inside the model zip, so a model can be checked before
 it plays: one trained for another game or player count is refused with a clear error instead of
 misreading observations. Reading the metadata needs only the standard library.
+
+Format 2 adds the observation layout the model was trained on (``observation_layout``: the
+layout's fingerprint and its ``[[name, size], ...]`` slices, :mod:`kiaule_env.core.layout`).
+Loading compares it with the layout the game's encoder builds today for the model's recorded env
+keywords, so a model trained for an older encoding is refused, naming the slices that changed,
+even when the observation size happens to be the same. Format-1 files (no layout) are refused
+too: retrain them, or, for a file whose encoding is known to be the current one, record the
+current layout with :func:`stamp_layout`.
 """
 
 from __future__ import annotations
@@ -12,10 +20,16 @@ import json
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kiaule_env.core.layout import ObservationLayout
 
 META_ENTRY = "kiaule.json"
-FORMAT_VERSION = 1
+#: 2: ``observation_layout`` recorded (and checked on loading); 1: without it
+FORMAT_VERSION = 2
+#: the metadata key of the observation layout (format 2)
+LAYOUT_KEY = "observation_layout"
 
 
 def write_metadata(path: str | Path, meta: dict[str, Any]) -> None:
@@ -83,8 +97,13 @@ def check_compatible(
     obs_size: int | None = None,
     num_actions: int | None = None,
     where: str = "model",
+    layout: ObservationLayout | None = None,
 ) -> None:
-    """Refuse (``ValueError``) a model trained for another game, player count or encoding."""
+    """Refuse (``ValueError``) a model trained for another game, player count or encoding.
+
+    With ``layout`` (the observation layout of the env it is to play), the model's recorded layout
+    must be that one (:func:`check_layout`); a model without a recorded layout is refused.
+    """
     trained = f"trained for {meta.get('game')} with num_players={meta.get('num_players')}"
     if game is not None and meta.get("game") != game:
         raise ValueError(f"{where} was {trained}; it cannot play {game}")
@@ -97,13 +116,158 @@ def check_compatible(
         raise ValueError(
             f"{where} was {trained} with observation size {meta.get('obs_size')}, but this env's "
             f"observation has size {obs_size}: the env's encoding changed or the options differ; "
-            "retrain the model"
+            "retrain the model" + _slice_changes(meta, layout)
         )
     if num_actions is not None and meta.get("num_actions") != num_actions:
         raise ValueError(
             f"{where} was {trained} with {meta.get('num_actions')} actions, but this env has "
             f"{num_actions}: retrain the model"
         )
+    if layout is not None:
+        check_layout(meta, layout, where)
+
+
+def _slice_changes(meta: dict[str, Any], layout: ObservationLayout | None) -> str:
+    """`` (added 'x' (size 1), ...)`` when the model records a layout to compare, else ``""``."""
+    from kiaule_env.core.layout import layout_differences
+
+    entry = meta.get(LAYOUT_KEY)
+    if layout is None or not isinstance(entry, dict) or not isinstance(entry.get("slices"), list):
+        return ""
+    try:
+        changes = layout_differences(entry["slices"], layout.describe())
+    except (TypeError, ValueError):
+        return ""
+    return f" ({', '.join(changes)})" if changes else ""
+
+
+def layout_metadata(layout: ObservationLayout) -> dict[str, Any]:
+    """What a model file records of its observation layout: fingerprint and slice list."""
+    return {"fingerprint": layout.fingerprint(), "slices": layout.describe()}
+
+
+def recorded_layout(meta: dict[str, Any], where: str = "model") -> dict[str, Any]:
+    """The model's recorded observation layout; ``ValueError`` if it has none or it is malformed.
+
+    A file without one was written before layouts were recorded (format 1): nothing says which
+    encoding its network reads, so it is refused rather than guessed at.
+    """
+    entry = meta.get(LAYOUT_KEY)
+    if entry is None:
+        version = meta.get("format", 1)
+        why = (
+            f"model file format {version}, written before format 2 recorded it"
+            if isinstance(version, int) and version < 2
+            else f"its {META_ENTRY} has no {LAYOUT_KEY!r}"
+        )
+        raise ValueError(
+            f"{where} records no observation layout ({why}), so it cannot be checked "
+            f"against the current {meta.get('game')} encoding: retrain it "
+            "with experiments.train for the current encoding (or, only if its encoding is known "
+            "to be the current one, record it with agents.training.model_io.stamp_layout(path))"
+        )
+    slices = entry.get("slices") if isinstance(entry, dict) else None
+    well_formed = (
+        isinstance(entry, dict)
+        and isinstance(entry.get("fingerprint"), str)
+        and isinstance(slices, list)
+        and all(
+            isinstance(s, list)
+            and len(s) == 2
+            and isinstance(s[0], str)
+            and isinstance(s[1], int)
+            and not isinstance(s[1], bool)
+            for s in slices
+        )
+    )
+    if not well_formed:
+        raise ValueError(
+            f"{where}: its {META_ENTRY} {LAYOUT_KEY!r} must be an object with a string "
+            f"'fingerprint' and 'slices' as [[name, size], ...], got {entry!r}"
+        )
+    return entry
+
+
+def check_layout(meta: dict[str, Any], layout: ObservationLayout, where: str = "model") -> None:
+    """Refuse (``ValueError``) a model whose recorded observation layout is not ``layout``.
+
+    The message names the slices added, removed or resized since the model was trained.
+    """
+    from kiaule_env.core.layout import layout_differences
+
+    recorded = recorded_layout(meta, where)
+    if recorded["fingerprint"] == layout.fingerprint():
+        return
+    changes = layout_differences(recorded["slices"], layout.describe())
+    what = ", ".join(changes) if changes else "the slices' value bounds (low/high) changed"
+    raise ValueError(
+        f"{where} was trained for another observation layout of {meta.get('game')} than the "
+        f"current encoding's (fingerprint {recorded['fingerprint']}, now "
+        f"{layout.fingerprint()}): {what}; the model must be retrained for the current encoding"
+    )
+
+
+def current_layout(meta: dict[str, Any], where: str = "model") -> ObservationLayout:
+    """The layout the model's game observes today with its recorded env keywords and count.
+
+    Only the engine is built (no env, no episode). ``ValueError`` naming ``where`` if the game is
+    unknown or the recorded keywords are no longer valid options of it.
+    """
+    return _current_engine(meta, where).encoder.layout
+
+
+def _current_engine(meta: dict[str, Any], where: str) -> Any:
+    """The game's engine for the model's recorded env keywords and player count."""
+    from kiaule_env import GAMES
+
+    game = GAMES.get(meta.get("game"))
+    if game is None:
+        raise ValueError(
+            f"{where} was trained for {meta.get('game')!r}, which is not a game of this "
+            f"version (games: {', '.join(GAMES)})"
+        )
+    options = dict(meta.get("env_kwargs") or {})
+    if meta.get("num_players") is not None:
+        options["num_players"] = meta["num_players"]
+    try:
+        return game.make_engine(**options)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{where}: its recorded env keywords {options} are not valid for {game.name} "
+            f"any more ({exc}); retrain the model"
+        ) from None
+
+
+def stamp_layout(path: str | Path) -> dict[str, Any]:
+    """Record the current observation layout in a model file that has none (format 1).
+
+    For model files whose network is known to read today's encoding, such as zoo models trained
+    before layouts were recorded on an encoding that has not changed since. Refuses
+    (``ValueError``) a file whose observation size or number of actions differs from what the
+    game's env has today with the file's env keywords, or that already records another layout:
+    such a file needs retraining, not a stamp. A file that records the current layout is left
+    as it is. Otherwise rewrites the file's metadata as format :data:`FORMAT_VERSION`
+    (``layout_stamped`` true: the layout was added after training); returns the metadata.
+    """
+    path = Path(path)
+    meta = read_metadata(path)
+    engine = _current_engine(meta, str(path))
+    layout = engine.encoder.layout
+    if meta.get(LAYOUT_KEY) is not None:
+        check_layout(meta, layout, str(path))  # refuses another layout, naming the slices
+        return meta
+    if meta.get("obs_size") != layout.size or meta.get("num_actions") != engine.num_actions:
+        raise ValueError(
+            f"{path} has observation size {meta.get('obs_size')} and "
+            f"{meta.get('num_actions')} actions, but {meta['game']} with its env keywords has "
+            f"{layout.size} and {engine.num_actions} today: its encoding changed; retrain the "
+            "model instead of stamping it"
+        )
+    meta = {k: v for k, v in meta.items() if k != "format"}
+    meta[LAYOUT_KEY] = layout_metadata(layout)
+    meta["layout_stamped"] = True
+    write_metadata(path, meta)
+    return read_metadata(path)
 
 
 def load_policy_arrays(path: str | Path) -> dict[str, Any]:

@@ -380,7 +380,8 @@ def save_checkpoint(algo: Any, folder: Path, config: dict[str, Any]) -> Path:
     folder = folder.resolve()
     algo.save(str(folder))
     seat_policy = policy_of_seat(config["game"], config["policies"])
-    from kiaule_env import GAMES
+    from agents.training.model_io import LAYOUT_KEY, layout_metadata
+    from kiaule_env import GAMES, layout_of_env
 
     env = GAMES[config["game"]].native_env(**dict(config["env_kwargs"]))
     first = env.possible_agents[0]
@@ -390,6 +391,7 @@ def save_checkpoint(algo: Any, folder: Path, config: dict[str, Any]) -> Path:
         "num_players": len(env.possible_agents),
         "obs_size": int(env.observation_space(first)["observation"].shape[0]),
         "num_actions": int(env.action_space(first).n),
+        LAYOUT_KEY: layout_metadata(layout_of_env(env)),
         "seat_policy": [seat_policy(s) for s in range(len(env.possible_agents))],
         "policies": config["policies"],
     }

@@ -33,7 +33,8 @@ import numpy as np
 from agents.base import Agent, Decision
 from agents.random_agent import RandomAgent
 from agents.training.pool import OpponentPool
-from kiaule_env import get_game
+from kiaule_env import get_game, layout_of_env
+from kiaule_env.core.layout import ObservationLayout
 
 #: episodes in a row that may end before the learner's first decision before reset gives up
 _MAX_EMPTY_EPISODES = 100
@@ -103,6 +104,14 @@ class LearnerEnv(gym.Env):
     def set_state(self, state: bytes) -> None:
         """Become the env :meth:`get_state` saved (only load states your own runs wrote)."""
         self.__dict__.update(pickle.loads(state))
+
+    @property
+    def layout(self) -> ObservationLayout:
+        """The observation layout of the wrapped env (model files record it, ``model_io``)."""
+        layout = layout_of_env(self.env)
+        if layout is None:  # every native env of the suite is built on the engine contract
+            raise TypeError(f"{type(self.env).__name__} has no observation layout")
+        return layout
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner's current decision (sb3-contrib's MaskablePPO hook)."""

@@ -15,7 +15,10 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from kiaule_env.core.layout import ObservationLayout
 
 #: constructor keywords that belong to the env, not to the game's rules
 ENV_KEYWORDS = frozenset({"render_mode", "max_cycles"})
@@ -106,9 +109,14 @@ class GameDescriptor:
             return [tuple(t) for t in self.teams]
         return [(s,) for s in range(num_players)]
 
+    def observation_layout(self, **options: Any) -> ObservationLayout:
+        """The :class:`~kiaule_env.core.layout.ObservationLayout` the env built with these
+        constructor keywords observes (the engine's encoder's; no episode is started)."""
+        return self.make_engine(**options).encoder.layout
+
     def observation_table(self, **options: Any) -> str:
         """Markdown table of the observation layout for these constructor keywords."""
-        return self.make_engine(**options).encoder.layout.markdown_table()
+        return self.observation_layout(**options).markdown_table()
 
     def state_table(self, **options: Any) -> str:
         """Markdown table of the global state layout (``state()``) for these keywords."""

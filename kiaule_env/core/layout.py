@@ -3,11 +3,19 @@
 An encoder declares its observation as an ordered list of :class:`Slice` s. The layout owns the
 offsets, can decode a flat vector back into named parts, and renders the Markdown table that the
 env docstrings and the README show, so documentation is generated from the code that encodes.
+
+A layout also has a :meth:`~ObservationLayout.fingerprint`, a short hash of what a network trained
+on it depends on (the slices' names, sizes, order and value bounds, not their descriptions), and
+a compact :meth:`~ObservationLayout.describe` list; model files record both so that a model
+trained for an older encoding is refused instead of misreading observations
+(:func:`layout_differences` says which slices changed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +68,20 @@ class ObservationLayout:
         """``(name, start, size, description)`` per slice, in order."""
         return [(p.name, self.offsets[p.name].start, p.size, p.description) for p in self.slices]
 
+    def describe(self) -> list[list[str | int]]:
+        """``[[name, size], ...]`` in order: the compact form model metadata records."""
+        return [[p.name, p.size] for p in self.slices]
+
+    def fingerprint(self) -> str:
+        """A stable 16-hex-digit hash of the ordered slices' names, sizes and bounds.
+
+        Descriptions are left out on purpose: rewording the docs does not change what a network
+        sees, while renaming, resizing, reordering or rescaling a slice does.
+        """
+        parts = [[p.name, p.size, float(p.low), float(p.high)] for p in self.slices]
+        text = json.dumps(parts, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     def markdown_table(self) -> str:
         """The layout as a Markdown table (docs are generated from this)."""
         lines = ["| slice | index | size | content |", "|---|---|---|---|"]
@@ -68,6 +90,25 @@ class ObservationLayout:
             lines.append(f"| `{name}` | {index} | {size} | {desc} |")
         lines.append(f"| **total** | | **{self.size}** | |")
         return "\n".join(lines)
+
+
+def layout_differences(
+    recorded: Sequence[Sequence[str | int]], current: Sequence[Sequence[str | int]]
+) -> list[str]:
+    """How ``current`` differs from ``recorded`` (both :meth:`ObservationLayout.describe` lists).
+
+    One phrase per slice, by name: ``added 'x' (size 3)``, ``removed 'y' (size 2)``,
+    ``resized 'z' 4 → 5``; ``slices reordered`` when the slices both have are in another order.
+    An empty list when both lists agree (the layouts may still differ in value bounds).
+    """
+    old = {str(name): int(size) for name, size in recorded}
+    new = {str(name): int(size) for name, size in current}
+    changes = [f"removed {n!r} (size {old[n]})" for n in old if n not in new]
+    changes += [f"added {n!r} (size {new[n]})" for n in new if n not in old]
+    changes += [f"resized {n!r} {old[n]} → {new[n]}" for n in old if n in new and old[n] != new[n]]
+    if [n for n in old if n in new] != [n for n in new if n in old]:
+        changes.append("slices reordered")
+    return changes
 
 
 def action_table(texts: Iterable[tuple[str, str]]) -> str:

@@ -3,6 +3,7 @@ game's env, bad ``KIAULE_MODELS`` entries; and the Pig learned agent on Pig's ow
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zipfile
 from pathlib import Path
@@ -12,7 +13,8 @@ import pytest
 import agents
 from agents import learned
 from agents.arena import play_aec
-from agents.training.model_io import META_ENTRY
+from agents.training import model_io
+from agents.training.model_io import LAYOUT_KEY, META_ENTRY, layout_metadata
 
 ZOO_PIG = learned.ZOO_DIR / "pig_4p.zip"
 
@@ -148,3 +150,138 @@ def test_metadata_json_is_an_object(pig_model, tmp_path):
     bad = rewrite_zip(pig_model, tmp_path / "list.zip", {META_ENTRY: json.dumps([]).encode()})
     with pytest.raises(ValueError, match=r"list\.zip"):
         learned.register_model(bad)
+
+
+# ---------------------------------------------------------------- observation layouts (issue 18)
+def _pig_meta() -> dict:
+    return json.loads(zipfile.ZipFile(ZOO_PIG).read(META_ENTRY))
+
+
+def _pig_layout(**resize: int):
+    """Pig's current 4-player layout, with the named slices given other sizes."""
+    from kiaule_env import GAMES
+    from kiaule_env.core.layout import ObservationLayout
+
+    current = GAMES["pig"].observation_layout(num_players=4)
+    return ObservationLayout(
+        dataclasses.replace(s, size=resize.get(s.name, s.size)) for s in current.slices
+    )
+
+
+def _with_meta(tmp_path: Path, name: str, meta: dict) -> Path:
+    return rewrite_zip(ZOO_PIG, tmp_path / name, {META_ENTRY: json.dumps(meta).encode()})
+
+
+def test_model_of_an_older_layout_is_refused_naming_the_slice(pig_model, tmp_path):
+    """A recorded layout that differs by one slice, with everything else (game, count, sizes)
+    as now: refused on loading, by path and by registered name, naming the slice."""
+    current = _pig_layout()
+    first = current.slices[0].name
+    older = _pig_layout(**{first: current.slices[0].size + 1})
+    meta = {**_pig_meta(), LAYOUT_KEY: layout_metadata(older)}
+    bad = _with_meta(tmp_path, "old_layout.zip", meta)
+    pattern = rf"resized '{first}' {current.slices[0].size + 1} → {current.slices[0].size}"
+    with pytest.raises(ValueError, match=pattern) as info:
+        agents.make("pig/ppo", path=bad)
+    assert str(bad) in str(info.value) and "retrained for the current encoding" in str(info.value)
+    name = learned.register_model(bad, "pig/ppo-old-layout")
+    with pytest.raises(ValueError, match=f"resized '{first}'"):
+        agents.make(name)
+
+
+def test_model_with_a_slice_fewer_is_refused_naming_it(pig_model, tmp_path):
+    current = _pig_layout()
+    dropped = current.slices[-1]
+    from kiaule_env.core.layout import ObservationLayout
+
+    older = ObservationLayout(current.slices[:-1])
+    bad = _with_meta(tmp_path, "fewer.zip", {**_pig_meta(), LAYOUT_KEY: layout_metadata(older)})
+    with pytest.raises(ValueError, match=f"added '{dropped.name}' \\(size {dropped.size}\\)"):
+        learned.load_learned(bad, game="pig")
+
+
+def test_same_slices_with_other_bounds_are_refused(pig_model, tmp_path):
+    """Same names and sizes, but the network was trained on another value range."""
+    current = _pig_layout()
+    meta = {**_pig_meta(), LAYOUT_KEY: layout_metadata(current)}
+    meta[LAYOUT_KEY]["fingerprint"] = "0" * 16  # what a layout with other bounds hashes to
+    bad = _with_meta(tmp_path, "bounds.zip", meta)
+    with pytest.raises(ValueError, match=r"value bounds \(low/high\) changed"):
+        agents.make("pig/ppo", path=bad)
+
+
+def test_format_1_model_without_a_layout_is_refused_saying_so(pig_model, tmp_path):
+    meta = {k: v for k, v in _pig_meta().items() if k != LAYOUT_KEY}
+    meta["format"] = 1
+    old = _with_meta(tmp_path, "format1.zip", meta)
+    with pytest.raises(ValueError, match="records no observation layout") as info:
+        agents.make("pig/ppo", path=old)
+    text = str(info.value)
+    assert str(old) in text and "format 1" in text and "retrain" in text and "stamp_layout" in text
+
+
+@pytest.mark.parametrize(
+    "entry", ["abc", {"fingerprint": 3, "slices": []}, {"fingerprint": "x", "slices": [["a"]]}]
+)
+def test_malformed_layout_entry_is_refused(pig_model, tmp_path, entry):
+    bad = _with_meta(tmp_path, "malformed.zip", {**_pig_meta(), LAYOUT_KEY: entry})
+    with pytest.raises(ValueError, match=r"'observation_layout' must be an object") as info:
+        agents.make("pig/ppo", path=bad)
+    assert str(bad) in str(info.value)
+
+
+def test_stamp_layout_records_the_current_layout_and_refuses_other_sizes(pig_model, tmp_path):
+    meta = {k: v for k, v in _pig_meta().items() if k != LAYOUT_KEY}
+    meta["format"] = 1
+    old = _with_meta(tmp_path, "stamp.zip", meta)
+    stamped = model_io.stamp_layout(old)
+    assert stamped["format"] == model_io.FORMAT_VERSION == 2 and stamped["layout_stamped"]
+    assert stamped[LAYOUT_KEY] == layout_metadata(_pig_layout())
+    assert agents.make("pig/ppo", path=old).meta == stamped
+    wrong = _with_meta(tmp_path, "wrong.zip", {**meta, "obs_size": meta["obs_size"] + 1})
+    with pytest.raises(ValueError, match="retrain the model instead of stamping it"):
+        model_io.stamp_layout(wrong)
+    assert LAYOUT_KEY not in model_io.read_metadata(wrong)
+    assert model_io.stamp_layout(old) == stamped  # already current: left as it is
+    first = _pig_layout().slices[0].name
+    other = {**stamped, LAYOUT_KEY: layout_metadata(_pig_layout(**{first: 1}))}
+    trained_elsewhere = _with_meta(tmp_path, "other.zip", other)
+    with pytest.raises(ValueError, match=f"resized '{first}' 1 →"):
+        model_io.stamp_layout(trained_elsewhere)  # a recorded layout is never overwritten
+
+
+def test_check_env_compares_the_envs_layout(pig_model):
+    """An agent whose recorded layout is not the env's is refused by check_env (and the size
+    error names the slices when the sizes differ too)."""
+    from kiaule_env import pig_v0
+
+    agent = agents.make("pig/ppo")
+    agent.check_env(pig_v0.parallel_env(num_players=4))
+    first = _pig_layout().slices[0].name
+    agent.meta = {**agent.meta, LAYOUT_KEY: layout_metadata(_pig_layout(**{first: 99}))}
+    with pytest.raises(ValueError, match=f"resized '{first}' 99 →"):
+        agent.check_env(pig_v0.env())
+    meta = {**agent.meta, "obs_size": agent.meta["obs_size"] + 98}
+    with pytest.raises(ValueError, match=f"observation size .* \\(resized '{first}' 99 →"):
+        model_io.check_compatible(meta, obs_size=agent.meta["obs_size"], layout=_pig_layout())
+
+
+def test_rllib_checkpoint_layout_is_checked(tmp_path):
+    """The RLlib agent refuses a checkpoint without a layout or with another one (no Ray needed
+    to get that far)."""
+    from agents.rllib_agent import META_FILE, RllibAgent
+
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    meta = {"game": "pig", "env_kwargs": {"num_players": 4}, "num_players": 4}
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="records no observation layout"):
+        RllibAgent(folder, "pig")
+    first = _pig_layout().slices[0].name
+    meta[LAYOUT_KEY] = layout_metadata(_pig_layout(**{first: 7}))
+    (folder / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=f"resized '{first}' 7 →"):
+        RllibAgent(folder, "pig")
+    meta[LAYOUT_KEY] = layout_metadata(_pig_layout())
+    (folder / META_FILE).write_text(json.dumps(meta))
+    assert RllibAgent(folder, "pig").meta[LAYOUT_KEY]["slices"] == _pig_layout().describe()

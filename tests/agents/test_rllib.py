@@ -45,6 +45,10 @@ def test_kozel_per_team_policies_train_without_illegal_moves_and_play_as_agents(
     assert (result.output / "learning_curve.png").stat().st_size > 0
     meta = json.loads((result.checkpoint / "kiaule_rllib.json").read_text())
     assert meta["seat_policy"] == ["team_0", "team_1", "team_0", "team_1"]
+    from agents.training.model_io import layout_metadata
+    from kiaule_env import GAMES
+
+    assert meta["observation_layout"] == layout_metadata(GAMES["kozel"].observation_layout())
     agent = agents.make("kozel/rllib", path=result.checkpoint)
     assert agent.meta["game"] == "kozel"
     register(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kiaule_env.cards import DECKS, card_text
-from kiaule_env.core.layout import ObservationLayout, Slice
+from kiaule_env.core.layout import ObservationLayout, Slice, layout_differences
 from kiaule_env.core.options import (
     check_bool,
     check_choice,
@@ -35,6 +35,44 @@ def test_layout_refuses_duplicate_and_empty_slices():
         ObservationLayout([Slice("a", 1, ""), Slice("a", 2, "")])
     with pytest.raises(ValueError, match="positive size"):
         ObservationLayout([Slice("a", 0, "")])
+
+
+def _two(**turn) -> ObservationLayout:
+    spec = {"name": "turn", "size": 1, "description": "my turn", "low": -1.0, "high": 2.0}
+    return ObservationLayout([Slice("hand", 3, "own hand"), Slice(**{**spec, **turn})])
+
+
+def test_layout_fingerprint_is_pinned_and_ignores_descriptions():
+    """Model files record this hash: the algorithm must not drift (every zoo file would be
+    refused), and rewording a description must not change it."""
+    layout = _two()
+    assert layout.fingerprint() == "b34d2c633b79d15d"
+    assert layout.describe() == [["hand", 3], ["turn", 1]]
+    assert _two(description="whose turn it is, reworded").fingerprint() == layout.fingerprint()
+
+
+@pytest.mark.parametrize(
+    "change", [{"name": "seat"}, {"size": 2}, {"low": 0.0}, {"high": 1.0}], ids=str
+)
+def test_layout_fingerprint_changes_with_names_sizes_and_bounds(change):
+    assert _two(**change).fingerprint() != _two().fingerprint()
+
+
+def test_layout_fingerprint_changes_with_the_order():
+    a, b = Slice("a", 2, ""), Slice("b", 2, "")
+    assert ObservationLayout([a, b]).fingerprint() != ObservationLayout([b, a]).fingerprint()
+
+
+def test_layout_differences_name_the_slices():
+    old = [["hand", 3], ["turn", 1], ["gone", 2]]
+    new = [["hand", 4], ["turn", 1], ["fresh", 5]]
+    assert layout_differences(old, new) == [
+        "removed 'gone' (size 2)",
+        "added 'fresh' (size 5)",
+        "resized 'hand' 3 → 4",
+    ]
+    assert layout_differences(old, old) == []
+    assert layout_differences([["a", 1], ["b", 1]], [["b", 1], ["a", 1]]) == ["slices reordered"]
 
 
 def test_checks_name_the_problem():

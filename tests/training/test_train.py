@@ -11,7 +11,7 @@ import pytest
 
 import agents
 from agents.arena import play_aec, play_parallel
-from agents.training.model_io import read_metadata
+from agents.training.model_io import LAYOUT_KEY, layout_metadata, read_metadata, write_metadata
 from experiments import train as train_mod
 from kiaule_env import get_game as get_spec
 from tests.training.conftest import require_env
@@ -64,6 +64,7 @@ def test_short_training_saves_reloads_and_plays(game, tmp_path):
     ]
     meta = read_metadata(result.final_model)
     assert (meta["game"], meta["timesteps"]) == (game, result.timesteps)
+    assert meta[LAYOUT_KEY] == layout_metadata(get_spec(game).observation_layout(**GAMES[game]))
     stats = result.stats
     assert stats["steps_per_second"] > 0
     assert 0 < stats["share"]["env_and_wrapper"] < 1
@@ -79,6 +80,9 @@ def test_model_for_another_game_or_player_count_is_refused(tmp_path):
         tiny_config("pig", tmp_path / "pig", total_timesteps=256, checkpoint={"every": 10**9}),
         progress=False,
     )
+    meta = read_metadata(result.final_model)  # format 2 records the layout it trained on
+    assert meta["format"] == 2
+    assert meta[LAYOUT_KEY] == layout_metadata(get_spec("pig").observation_layout(num_players=4))
     with pytest.raises(
         ValueError, match="trained for pig with num_players=4; it cannot play kozel"
     ):
@@ -117,6 +121,27 @@ def test_resume_from_checkpoint_continues_steps_and_pool(tmp_path):
     assert result.stats["steps_this_run"] == result.timesteps - 512
     final_pool = np.load(tmp_path / "resumed" / "final_pool.npz")
     assert len({k.split("__")[0] for k in final_pool.files}) > len(saved_snapshots)
+
+
+def test_resume_refuses_a_checkpoint_of_another_layout(tmp_path):
+    """A checkpoint trained on another observation layout (or without one) is not continued."""
+    require_env("pig")
+    import shutil
+
+    from agents.learned import ZOO_DIR
+
+    checkpoint = tmp_path / "step_1.zip"
+    shutil.copy(ZOO_DIR / "pig_4p.zip", checkpoint)
+    meta = read_metadata(checkpoint)
+    (name, size), *rest = meta[LAYOUT_KEY]["slices"]
+    older = {"fingerprint": "old", "slices": [[name, size + 1], *rest]}
+    write_metadata(checkpoint, {**meta, LAYOUT_KEY: older})
+    config = tiny_config("pig", tmp_path / "run", total_timesteps=10**9)
+    with pytest.raises(ValueError, match=rf"step_1\.zip was trained .* resized '{name}'"):
+        train_mod.check_resume(config, checkpoint)
+    write_metadata(checkpoint, {k: v for k, v in meta.items() if k != LAYOUT_KEY})
+    with pytest.raises(ValueError, match="records no observation layout"):
+        train_mod.check_resume(config, checkpoint)
 
 
 def test_configs_resolve_and_cli_lists_train():

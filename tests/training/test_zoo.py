@@ -8,7 +8,7 @@ import pytest
 import agents
 from agents.learned import ZOO_DIR, zoo_models
 from agents.training.evaluate import evaluate
-from agents.training.model_io import read_metadata
+from agents.training.model_io import LAYOUT_KEY, current_layout, layout_metadata, read_metadata
 from kiaule_env import GAMES
 from tests.training.conftest import require_env
 
@@ -22,8 +22,12 @@ def test_zoo_model_loads_by_name_and_beats_random(game, players):
     meta = read_metadata(path)
     assert (meta["game"], meta["num_players"]) == (game, players)
     assert "experiments.train" in meta["command"]
+    # the current layout for its env keywords is recorded (format 2), and loading checked it
+    assert meta["format"] == 2
+    assert meta[LAYOUT_KEY] == layout_metadata(current_layout(meta))
     agent = agents.make(f"{game}/ppo", seed=0)
     assert agent.meta == meta
+    agent.check_env(GAMES[game].native_env(**meta["env_kwargs"]))
     kwargs = {} if game == "kozel" else {"num_players": players}
     result = evaluate(game, f"{game}/ppo", f"{game}/random", deals=20, env_kwargs=kwargs, seed=7)
     assert result.mean_reward - result.reward_ci95 > 0
