@@ -19,7 +19,8 @@ nothing; everything is reported per *team composition* (labelled ``kozel/ppo+heu
   in place of a ``B`` wins ``R(A+B vs B+B)`` against the ``B`` team; if two ``A`` partners were
   worth no more than their separate contributions, the ``A`` team would win twice that. ``G > 0``
   (its interval above 0): the ``A`` partners gain more together than apart, they coordinate;
-  ``G < 0``: less (they get in each other's way); an interval around 0: no measurable effect.
+  ``G < 0``: less (sub-additive: diminishing returns of the score, or partners in each other's
+  way); an interval around 0: no measurable effect.
 
 Mixed-partner tournaments (``mixed_partners``, teams that share no agent) get ``partner_metrics``
 too.
@@ -342,7 +343,8 @@ def coordination_sentence(entry: Mapping[str, Any]) -> str:
         "coordinate": f": **yes**, together they win more than twice what one `{a}` adds "
         "(the interval is above 0).",
         "interfere": f": **no**, together they win less than twice what one `{a}` adds "
-        "(the interval is below 0): they get in each other's way.",
+        "(the interval is below 0): sub-additive, from diminishing returns of the score or "
+        "from the partners getting in each other's way (the figure does not tell which).",
         "no effect": ": **not measurably**, the team wins what two separate contributions "
         "predict (the interval contains 0).",
         "undecided": ": undecided (fewer than two deals, no interval).",
