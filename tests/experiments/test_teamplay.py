@@ -291,3 +291,18 @@ def test_tournament_cli_plays_given_teams(tmp_path, capsys):
         assert exc.value.code == 2
         assert message in capsys.readouterr().err
     assert math.isfinite(summary["agents"]["toyteam/smart+keep"]["mean_reward"])
+
+
+def test_mixed_partner_tournaments_split_the_metrics_by_partner_too():
+    agents = ["toyteam/random", SMART, KEEP]
+    cfg = TournamentConfig(
+        game="toyteam", agents=agents, games=12, seed=1, env_kwargs=dict(TOY_ENV),
+        mixed_partners=True,
+    )  # fmt: skip
+    summary = run_tournament(cfg, workers=1, plots=False).summary
+    team_play = summary["team_play"]
+    assert "compositions" not in team_play and list(summary["agents"]) == agents
+    pairs = {(r["agent"], r["partner"]) for r in team_play["partner_metrics"]}
+    assert (SMART, KEEP) in pairs and (KEEP, SMART) in pairs and (SMART, SMART) in pairs
+    keep = [r for r in team_play["partner_metrics"] if r["agent"] == KEEP]
+    assert all(r["metrics"]["swap_rate"] == 0.0 for r in keep)
