@@ -8,7 +8,10 @@
 For each game (default rules, RULES.md) it runs a duplicate-deal tournament
 (:mod:`experiments.tournament`) between every registered agent of the game that can play it
 (``random``, the rule-based ``heuristic``, learned zoo agents such as ``ppo`` when their model file
-is present), then measures the tournament throughput of Kozel between two rule-based agents.
+is present), the Kozel team-play study (``kozel-teams``: the learned team, the mixed team
+``ppo+heuristic`` and the rule-based team against each other, with the metrics split by partner
+and the coordination gain, :mod:`experiments.tournament.teamplay`), then measures the
+tournament throughput of Kozel between two rule-based agents.
 The report (``README.md``), each game's ``summary.json`` and plots go to ``--out``, by default
 the run folder ``runs/benchmark/report``; the report compares its results with the published ones
 (``experiments/results/benchmark``, committed), which are only rewritten on purpose, with
@@ -43,6 +46,7 @@ from experiments.tournament import (
     add_backend_arguments,
     check_backend_arguments,
     run_tournament,
+    teamplay,
     usable_agents,
 )
 from experiments.tournament.report import (
@@ -66,9 +70,12 @@ DEFAULT_OUT = DEFAULT_WORK / "report"
 class SuiteEntry:
     """One tournament of the suite: its game, settings and default number of games.
 
-    ``agents``: the lineup, or ``None`` for every agent of the game that can play it except the
-    search agents, which play their own, smaller tournament (``search=True``) at the benchmark's
-    budget (:data:`agents.search.BENCHMARK_BUDGETS`) against the rule-based and learned agents.
+    The lineup is every agent of the game that can play it except the search agents, which play
+    their own, smaller tournament (``search=True``) at the benchmark's budget
+    (:data:`agents.search.BENCHMARK_BUDGETS`) against the rule-based and learned agents. A
+    team-play study (``teams``: teams of two agent kinds, e.g. ``("ppo", "heuristic")``) plays
+    those teams against each other instead (:mod:`experiments.tournament.teamplay`); its report
+    shows the ``team_metrics`` split by partner.
     """
 
     game: str
@@ -76,30 +83,61 @@ class SuiteEntry:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     note: str = ""
     search: bool = False
+    teams: tuple[tuple[str, str], ...] = ()
+    team_metrics: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
-        """The tournament's folder and heading: the game, or ``<game>-search``."""
+        """The tournament's folder and heading: the game, ``<game>-search`` or ``<game>-teams``."""
+        if self.teams:
+            return f"{self.game}-teams"
         return f"{self.game}-search" if self.search else self.game
 
 
 #: games of each search tournament (every game with decisions)
 SEARCH_GAMES = 200
 
-#: every game of the suite, with the size and note its descriptor gives, then the search agents'
-SUITE: tuple[SuiteEntry, ...] = tuple(
-    SuiteEntry(game.name, game.benchmark_games, {}, game.benchmark_note) for game in GAMES.values()
-) + tuple(
-    SuiteEntry(
-        game.name,
-        SEARCH_GAMES,
-        {},
-        f"Search agents at the benchmark's budget against the rule-based and learned agents; "
-        f"{game.benchmark_note}",
-        search=True,
+#: games of the Kozel team-play study (10 per deal: three pairings, 4 + 4 + 2 seatings)
+TEAM_GAMES = 6000
+
+#: the Kozel team-play study (issue 18): the learned team, the mixed team and the rule-based team
+KOZEL_TEAMS = SuiteEntry(
+    "kozel",
+    TEAM_GAMES,
+    {},
+    "Team-play study (K1: 2 v 2, partners opposite): the learned team (`kozel/ppo` in both "
+    "seats, trained as one team sharing the policy), the mixed team (`kozel/ppo` with a "
+    "`kozel/heuristic` partner) and the rule-based team play each other on duplicate deals; "
+    "rows are teams, not agents; single games (K15 loss points).",
+    teams=(("ppo", "ppo"), ("ppo", "heuristic"), ("heuristic", "heuristic")),
+    team_metrics=(
+        "team_points",
+        "discard_to_partner",
+        "discard_share_to_partner",
+        "beat_partner_rate",
+    ),
+)
+
+#: every game of the suite, with the size and note its descriptor gives, the team-play study,
+#: then the search agents'
+SUITE: tuple[SuiteEntry, ...] = (
+    tuple(
+        SuiteEntry(game.name, game.benchmark_games, {}, game.benchmark_note)
+        for game in GAMES.values()
     )
-    for game in GAMES.values()
-    if game.has_decisions
+    + ((KOZEL_TEAMS,) if "kozel" in GAMES else ())
+    + tuple(
+        SuiteEntry(
+            game.name,
+            SEARCH_GAMES,
+            {},
+            f"Search agents at the benchmark's budget against the rule-based and learned agents; "
+            f"{game.benchmark_note}",
+            search=True,
+        )
+        for game in GAMES.values()
+        if game.has_decisions
+    )
 )
 
 #: games of the Kozel throughput measurement
@@ -175,7 +213,17 @@ def run_suite(
         except ImportError as exc:  # the game itself is not there
             reports.append(GameReport(entry, [], {"(game)": str(exc)}, None, 0.0, 0.0))
             continue
-        agents = lineup(entry, agents, overrides or [])
+        compositions = None
+        if entry.teams:
+            compositions, missing = team_lineup(entry, agents, overrides or [])
+            agents = list(dict.fromkeys(a for team in compositions for a in team))
+            if missing:
+                why = {m: skipped.get(m, "not a usable agent of the game") for m in missing}
+                reports.append(GameReport(entry, agents, why, None, 0.0, 0.0))
+                continue
+            skipped = {}  # the study plays its teams only: other agents are not left out
+        else:
+            agents = lineup(entry, agents, overrides or [])
         if len(agents) < 2:
             reports.append(GameReport(entry, agents, skipped, None, 0.0, 0.0))
             continue
@@ -185,6 +233,7 @@ def run_suite(
             games=max(1, round(entry.games * scale)),
             seed=seed,
             env_kwargs=dict(entry.env_kwargs),
+            team_compositions=compositions,
             records=False,
         )
         folder = _work_dir(work, config)
@@ -235,6 +284,25 @@ def lineup(entry: SuiteEntry, usable: list[str], overrides: list[str]) -> list[s
         elif entry.search and (kind(name) in BENCHMARK_BUDGETS or name not in usable):
             names.append(spec)
     return names
+
+
+def team_lineup(
+    entry: SuiteEntry, usable: list[str], overrides: list[str]
+) -> tuple[list[list[str]], list[str]]:
+    """The teams of a team-play study as agent names (an override replaces the agent of its
+    name, options aside), and the members that are not usable agents (then it is not run)."""
+    by_name = {spec.partition(":")[0]: spec for spec in overrides}
+    usable_names = {n.partition(":")[0] for n in usable}
+    teams, missing = [], []
+    for team in entry.teams:
+        names = []
+        for kind in team:
+            name = f"{entry.game}/{kind}"
+            names.append(by_name.get(name, name))
+            if name not in usable_names and name not in missing:
+                missing.append(name)
+        teams.append(names)
+    return teams, missing
 
 
 def _has(entry: SuiteEntry, kind: str) -> bool:
@@ -402,7 +470,12 @@ def markdown_report(
         lines += [f"## {entry.key}", "", entry.note, ""]
         if rep.summary is None:
             have = ", ".join(f"`{a}`" for a in rep.agents) or "none"
-            lines.append(f"Not run: a tournament needs two agents that can play; usable: {have}.")
+            if entry.teams:
+                lines.append(f"Not run: the teams need {have}, and these cannot play:")
+            else:
+                lines.append(
+                    f"Not run: a tournament needs two agents that can play; usable: {have}."
+                )
             lines += [f"- `{k}`: {v}" for k, v in rep.skipped.items()]
             lines.append("")
             continue
@@ -446,11 +519,63 @@ def markdown_report(
             lines += ["Research metrics:", "", markdown_table(header, rows), ""]
             lines += [f"- `{m['name']}`: {m['description']}" for m in rep.summary["metrics"]]
             lines.append("")
+        lines += team_play_section(entry, rep.summary)
         pictures = ("ratings.png", "head_to_head.png", "metrics.png")
         shown = [p for p in pictures if (out / entry.key / p).exists()]
         if shown:
             lines += [" ".join(f"![{p}]({entry.key}/{p})" for p in shown), ""]
     return "\n".join(lines)
+
+
+def team_play_section(entry: SuiteEntry, summary: dict[str, Any]) -> list[str]:
+    """The report of a team-play study: each team's mean team reward overall and per opposing
+    team, the metrics split by partner, and whether the first team's agent coordinates with
+    itself (the coordination gain, :mod:`experiments.tournament.teamplay`), all from
+    ``summary``; nothing for a summary without team compositions."""
+    team_play = summary.get("team_play") or {}
+    if "compositions" not in team_play:
+        return []
+    lines = [
+        "### Team play",
+        "",
+        "Mean team reward per game (the mean reward of the team's two seats; both partners get "
+        "the team's loss points), with 95% intervals paired over deals, over all the team's "
+        "games and against each other team:",
+        "",
+        markdown_table(*teamplay.composition_rows(team_play)),
+        "",
+    ]
+    known = [m["name"] for m in summary["metrics"]]
+    names = [n for n in entry.team_metrics if n in known] or known
+    if team_play["partner_metrics"] and names:
+        lines += [
+            "Research metrics split by the partner the agent played with, over all opposing "
+            "teams and against each (seat-games: the agent's seats over those games):",
+            "",
+            markdown_table(*teamplay.partner_rows(team_play, names)),
+            "",
+        ]
+    studies = team_play.get("coordination", [])
+    first = summary["settings"]["team_compositions"][0][0]
+    chosen = [c for c in studies if c["agent"] == first] or studies[:1]
+    for study in chosen:
+        t = study["teams"]
+        lines += [
+            f"Do the partners coordinate? The coordination gain G = R(`{t['aa']}` vs "
+            f"`{t['bb']}`) − 2 × R(`{t['ab']}` vs `{t['bb']}`), where R(X vs Y) is team X's "
+            f"mean team reward per game against team Y: one `{study['agent']}` in place of a "
+            f"`{study['baseline']}` wins R(`{t['ab']}` vs `{t['bb']}`) against the "
+            f"`{t['bb']}` team, so partners worth no more than their separate contributions "
+            "would win twice that (G = 0); G > 0 means they gain more together (they "
+            "coordinate), G < 0 less. Paired over deals (every deal is played by all three "
+            "pairings).",
+            "",
+            markdown_table(*teamplay.coordination_rows(study)),
+            "",
+            teamplay.coordination_sentence(study),
+            "",
+        ]
+    return lines
 
 
 def _published_summary(game: str) -> dict[str, Any] | None:

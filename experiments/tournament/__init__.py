@@ -5,7 +5,8 @@
 * **Fairness** (:mod:`.schedule`): every shuffled deal is replayed as a stacked deck with the
   seats rotated, so every agent (or Kozel team) plays every hand from every seat; Kozel pairs
   agents into teams (one agent per team, both seats; ``--mixed-partners`` adds teams of two
-  different agents).
+  different agents; ``--teams A+B C+D …`` plays given teams, also teams sharing an agent,
+  reported per team composition with the metrics split by partner, :mod:`.teamplay`).
 * **Statistics** (:mod:`experiments.stats`): mean reward with 95% intervals paired over deals,
   win rates, a head-to-head matrix, OpenSkill ratings.
 * **Research metrics** per game (:mod:`experiments.metrics`), computed from the moves.
@@ -140,6 +141,19 @@ def _agent_names(game: str, names: list[str] | None, env_kwargs: dict[str, Any])
     return [n if "/" in n else f"{game}/{n}" for n in names]
 
 
+def parse_teams(game: str, items: list[str]) -> list[list[str]]:
+    """``--teams`` items ``A+B`` (agent names, ``<game>/`` optional) as lists of two names."""
+    teams = []
+    for item in items:
+        names = [n.strip() for n in item.split("+")]
+        if len(names) != 2 or not all(names):
+            raise ValueError(
+                f"--teams {item!r}: give a team as two agents joined by '+', e.g. ppo+heuristic"
+            )
+        teams.append([n if "/" in n else f"{game}/{n}" for n in names])
+    return teams
+
+
 def add_backend_arguments(parser: Parser) -> None:
     """``--backend local|ray`` and ``--address`` (shared by tournament, benchmark, train)."""
     parser.add_argument(
@@ -198,6 +212,15 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="Kozel: also teams of two different agents",
     )
+    parser.add_argument(
+        "--teams",
+        nargs="+",
+        default=None,
+        metavar="A+B",
+        help="Kozel team-play study: these teams of two agents play each other, also teams that "
+        "share an agent (e.g. --teams ppo+ppo ppo+heuristic heuristic+heuristic); results per "
+        "team composition, metrics split by partner, the coordination gain",
+    )
     parser.add_argument("--no-records", action="store_true", help="do not store game records")
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
@@ -211,6 +234,17 @@ def main(argv: list[str] | None = None) -> int:
         _check_env_kwargs(args.game, env_kwargs)
     except (ValueError, TypeError) as exc:
         parser.error(f"--env {' '.join(args.env)}: {exc}")
+    compositions = None
+    if args.teams is not None:
+        if args.agents or args.mixed_partners:
+            parser.error(
+                "--teams chooses the agents and teams: leave out --agents and --mixed-partners"
+            )
+        try:
+            compositions = parse_teams(args.game, args.teams)
+        except ValueError as exc:
+            parser.error(str(exc))
+        args.agents = list(dict.fromkeys(a for team in compositions for a in team))
     if args.out is not None:
         try:
             check_output_dir(args.out)
@@ -224,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             env_kwargs=env_kwargs,
             mixed_partners=args.mixed_partners,
+            team_compositions=compositions,
             records=not args.no_records,
         )
         result = run_tournament(

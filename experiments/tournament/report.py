@@ -21,6 +21,7 @@ from typing import Any
 
 from experiments import metrics as metrics_pkg
 from experiments.stats import GameStats, Side, agent_summaries, head_to_head
+from experiments.tournament import teamplay
 from experiments.tournament.runner import RunOutcome
 from experiments.tournament.specs import MAX_CYCLES, PLAY
 
@@ -57,8 +58,17 @@ def _r(x: float | None, digits: int = 6) -> float | None:
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """The content of ``summary.json``."""
     config, spec, schedule = outcome.config, outcome.spec, outcome.schedule
-    stats = [game_stats(g, spec.teams) for g in outcome.games]
-    agents = list(config.agents)
+    compositions = config.team_compositions
+    games = outcome.games
+    if compositions is not None and spec.teams is not None:
+        # the team-play study: an agent may sit on both sides, so the summary's "agents" are the
+        # team compositions (each seat named after its team), and "team_play" has the details
+        table = teamplay.Compositions(compositions)
+        games = [{**g, "seats": table.seat_labels(g["seats"], spec.teams)} for g in games]
+        agents = list(table.labels)
+    else:
+        agents = list(config.agents)
+    stats = [game_stats(g, spec.teams) for g in games]
     per_agent = agent_summaries(stats, agents)
     h2h = head_to_head(stats, agents)
     module = metrics_pkg.load(spec.metrics)
@@ -67,7 +77,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     if metric_defs:
         pairs = (
             (seat_agent, counts)
-            for g in outcome.games
+            for g in games
             if g.get("metrics")
             for seat_agent, counts in zip(g["seats"], g["metrics"], strict=True)
         )
@@ -78,7 +88,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "game": config.game,
         "env_id": spec.env_id,
         "settings": {
-            "agents": agents,
+            "agents": list(config.agents),
             "env_kwargs": config.env_kwargs,
             "seed": config.seed,
             "games_requested": config.games,
@@ -101,6 +111,12 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "endings": endings,
         "warnings": ending_warnings(endings),
     }
+    if compositions is not None:
+        body["settings"]["team_compositions"] = [list(t) for t in compositions]
+    if spec.teams is not None and (compositions is not None or config.mixed_partners):
+        body["team_play"] = teamplay.team_play_summary(
+            outcome.games, spec.teams, compositions, config.agents, metric_defs
+        )
     for a in agents:
         s = per_agent[a]
         body["agents"][a] = {
@@ -337,7 +353,27 @@ def leaderboard_text(summary: dict[str, Any]) -> str:
         header, rows = metric_rows(summary)
         parts += ["", "research metrics", text_table(header, rows)]
         parts += [f"  {m['name']}: {m['description']}" for m in summary["metrics"]]
+    parts += _team_play_text(summary)
     return "\n".join(parts)
+
+
+def _team_play_text(summary: dict[str, Any]) -> list[str]:
+    """The terminal's team-play part: per team and pairing, the partner split, coordination."""
+    team_play = summary.get("team_play")
+    if not team_play:
+        return []
+    parts = []
+    if "compositions" in team_play:
+        header, rows = teamplay.composition_rows(team_play)
+        parts += ["", "team play: mean team reward per game (paired 95% CI)"]
+        parts.append(text_table(header, rows))
+    names = [m["name"] for m in summary["metrics"]]
+    if team_play["partner_metrics"] and names:
+        header, rows = teamplay.partner_rows(team_play, names)
+        parts += ["", "research metrics by partner (and opposing team)", text_table(header, rows)]
+    for entry in team_play.get("coordination", []):
+        parts += ["", teamplay.coordination_sentence(entry).replace("**", "").replace("`", "")]
+    return parts
 
 
 # ---------------------------------------------------------------------------- files

@@ -50,6 +50,9 @@ class TournamentConfig:
     seed: int = 0
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     mixed_partners: bool = False
+    #: the team-play study (team games): the teams, each two of ``agents``, that play each other
+    #: (every pair of them, sharing agents or not); results are per team composition
+    team_compositions: list[list[str]] | None = None
     #: keep replayable game records in ``games.jsonl`` (only with an output folder)
     records: bool = True
 
@@ -58,6 +61,8 @@ class TournamentConfig:
         data = asdict(self)
         data.pop("games")
         data.pop("records")
+        if data["team_compositions"] is None:  # the identity of tournaments from before it
+            data.pop("team_compositions")
         return json.loads(json.dumps(data))
 
 
@@ -236,6 +241,7 @@ def run(
         config.games,
         teams=teams,
         mixed_partners=config.mixed_partners,
+        compositions=config.team_compositions,
     )
     if backend == "ray":
         # connect before any file is written: an unreachable cluster leaves --out untouched

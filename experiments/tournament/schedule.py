@@ -13,7 +13,11 @@ Lineups:
 * two fixed teams (Kozel, K1: seats 0+2 against 1+3): one agent per team, both its seats —
   every pair of agents, ``A B A B``; with ``mixed_partners`` also teams of two different agents:
   every pair of teams (each team a pair of agents, possibly the same one twice) that share no
-  agent, seated ``t0[0] t1[0] t0[1] t1[1]``.
+  agent, seated ``t0[0] t1[0] t0[1] t1[1]``;
+* given team compositions (``compositions``, the team-play study): every pair of the given
+  teams, seated the same way, *including* pairs that share an agent (``ppo+ppo`` against
+  ``ppo+heuristic``). An agent then sits on both sides, so the results are reported per team
+  composition rather than per agent (:mod:`.teamplay`).
 
 Seeds: every deal, game and seat has its own seed derived from the tournament seed and its
 indices only (:func:`mix`), so results do not depend on how the games are split among workers.
@@ -88,8 +92,11 @@ def make_lineups(
     num_seats: int,
     teams: Sequence[Sequence[int]] | None = None,
     mixed_partners: bool = False,
+    compositions: Sequence[Sequence[str]] | None = None,
 ) -> list[tuple[str, ...]]:
     """The lineups of a tournament (see the module docstring)."""
+    if compositions is not None:
+        return _composition_lineups(agents, num_seats, teams, mixed_partners, compositions)
     if len(agents) < 2:
         raise ValueError("a tournament needs at least two different agents")
     if len(set(agents)) != len(agents):
@@ -106,6 +113,31 @@ def make_lineups(
 def _team_lineups(
     agents: Sequence[str], num_seats: int, teams: Sequence[Sequence[int]], mixed: bool
 ) -> list[tuple[str, ...]]:
+    _check_team_seats(num_seats, teams)
+    if mixed:
+        pairs = list(itertools.combinations_with_replacement(agents, 2))
+    else:
+        pairs = [(a, a) for a in agents]
+    return [
+        _seat_teams(num_seats, teams, t0, t1)
+        for t0, t1 in itertools.combinations(pairs, 2)
+        if not set(t0) & set(t1)  # an agent on both sides would play against itself
+    ]
+
+
+def _seat_teams(
+    num_seats: int, teams: Sequence[Sequence[int]], t0: Sequence[str], t1: Sequence[str]
+) -> tuple[str, ...]:
+    """The lineup seating team ``t0`` on ``teams[0]``'s seats and ``t1`` on ``teams[1]``'s."""
+    seats = [""] * num_seats
+    for team, members in ((teams[0], t0), (teams[1], t1)):
+        for seat, agent in zip(team, members, strict=True):
+            seats[seat] = agent
+    return tuple(seats)
+
+
+def _check_team_seats(num_seats: int, teams: Sequence[Sequence[int]]) -> None:
+    """Two teams of two seats covering the table, mapped onto each other by seat rotation."""
     if len(teams) != 2 or sorted(s for t in teams for s in t) != list(range(num_seats)):
         raise ValueError(f"team play supports two teams covering every seat, got {teams}")
     if any(len(t) != 2 for t in teams):
@@ -117,20 +149,55 @@ def _team_lineups(
         for r in range(num_seats)
     ):
         raise ValueError(f"seat rotation must map teams onto teams (partners opposite): {teams}")
+
+
+def check_compositions(agents: Sequence[str], compositions: Sequence[Sequence[str]]) -> None:
+    """``ValueError`` unless ``compositions`` are at least two different teams of two of
+    ``agents`` (as unordered pairs) that together use every agent of ``agents``."""
+    if isinstance(compositions, (str, bytes)) or not isinstance(compositions, Sequence):
+        raise TypeError(f"compositions must be a list of teams of two agents, got {compositions!r}")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"agents must be different, got {list(agents)}")
+    seen: set[tuple[str, ...]] = set()
+    for team in compositions:
+        if isinstance(team, (str, bytes)) or not isinstance(team, Sequence) or len(team) != 2:
+            raise ValueError(f"compositions: every team is two agent names, got {team!r}")
+        unknown = [a for a in team if a not in agents]
+        if unknown:
+            raise ValueError(
+                f"compositions: team {list(team)} has agents not in the tournament's agents "
+                f"{list(agents)}: {unknown}"
+            )
+        members = tuple(sorted(team))
+        if members in seen:
+            raise ValueError(f"compositions: team {list(team)} is given twice (order aside)")
+        seen.add(members)
+    if len(seen) < 2:
+        raise ValueError(
+            f"compositions: a tournament needs two different teams, got {compositions}"
+        )
+    unused = [a for a in agents if not any(a in t for t in compositions)]
+    if unused:
+        raise ValueError(f"compositions: agents {unused} are in no team; list only team members")
+
+
+def _composition_lineups(
+    agents: Sequence[str],
+    num_seats: int,
+    teams: Sequence[Sequence[int]] | None,
+    mixed: bool,
+    compositions: Sequence[Sequence[str]],
+) -> list[tuple[str, ...]]:
+    """Every pair of the given teams (in the order given), ``t0[0] t1[0] t0[1] t1[1]``."""
+    if teams is None:
+        raise ValueError("team compositions need a team game (Kozel)")
     if mixed:
-        pairs = list(itertools.combinations_with_replacement(agents, 2))
-    else:
-        pairs = [(a, a) for a in agents]
-    lineups = []
-    for t0, t1 in itertools.combinations(pairs, 2):
-        if set(t0) & set(t1):
-            continue  # an agent on both sides would play against itself
-        seats = [""] * num_seats
-        for team, members in ((teams[0], t0), (teams[1], t1)):
-            for seat, agent in zip(team, members, strict=True):
-                seats[seat] = agent
-        lineups.append(tuple(seats))
-    return lineups
+        raise ValueError("give either mixed_partners or compositions, not both")
+    check_compositions(agents, compositions)
+    _check_team_seats(num_seats, teams)
+    return [
+        _seat_teams(num_seats, teams, t0, t1) for t0, t1 in itertools.combinations(compositions, 2)
+    ]
 
 
 @dataclass(frozen=True)
@@ -178,11 +245,12 @@ def make_schedule(
     games: int,
     teams: Sequence[Sequence[int]] | None = None,
     mixed_partners: bool = False,
+    compositions: Sequence[Sequence[str]] | None = None,
 ) -> Schedule:
     """The schedule with at least ``games`` games: whole deals, each played by every seating."""
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
-    lineups = make_lineups(agents, num_seats, teams, mixed_partners)
+    lineups = make_lineups(agents, num_seats, teams, mixed_partners, compositions)
     if not lineups:
         raise ValueError("no lineup possible with these agents")
     rotations = tuple(tuple(distinct_rotations(lu)) for lu in lineups)
