@@ -237,9 +237,15 @@ class ISMCTSAgent(_SearchAgent):
         self.c = _positive("c", c, float, self.name)
 
     def act(self, decision: Decision) -> int:
+        return self.act_with_policy(decision)[0]
+
+    def act_with_policy(self, decision: Decision) -> tuple[int, dict[int, float]]:
+        """The move :meth:`act` plays (the most visited) and the root's visit shares over the
+        legal moves: the search's policy, the soft target of imitation learning
+        (:mod:`agents.training.distill`)."""
         legal = list(decision.legal_moves)
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], {legal[0]: 1.0}
         sim = self._simulator(decision)
         if decision.engine.simultaneous:
             raise ValueError(f"{self.name}: IS-MCTS here is for turn-based games; use pimc")
@@ -247,7 +253,9 @@ class ISMCTSAgent(_SearchAgent):
         root = self.search(decision, sim)
         visits = [root.children.get((seat, a)) for a in legal]
         counts = [n.visits if n is not None else -1 for n in visits]
-        return legal[int(np.argmax(counts))]
+        total = sum(max(0, n) for n in counts)
+        shares = {a: max(0, n) / total for a, n in zip(legal, counts, strict=True)}
+        return legal[int(np.argmax(counts))], shares
 
     def search(self, decision: Decision, sim: Simulator) -> _Node:
         """The tree after the budget's iterations."""

@@ -11,7 +11,9 @@ first runs this, then PPO continues from the imitated weights for ``total_timest
    the teacher's. The first round has no student yet; its weight goes to the other members.
 2. **Fit** (:func:`fit`): the policy network (actor and value head) is trained on every round's
    labels so far (the DAgger aggregate): cross-entropy of the masked policy against the teacher's
-   move, and squared error of the value head against the seat's reward at the end of the game.
+   policy (an IS-MCTS teacher gives its root visit shares, as AlphaZero's policy targets; other
+   agents their move, one-hot), and squared error of the value head against the seat's reward
+   at the end of the game.
 
 Games are split into fixed chunks with their own seeds, played by ``workers`` processes: the
 labels, and so the network, do not depend on how the chunks were scheduled. Each round's labels
@@ -41,11 +43,14 @@ CHUNK = 10
 @dataclass
 class Labels:
     """Labelled decisions: the observation and mask of the deciding seat, the teacher's action,
-    and that seat's total reward in the game (the value target)."""
+    the teacher's policy over the actions (``target``: the search's visit shares for a teacher
+    with ``act_with_policy``, else one-hot on its action) and that seat's total reward in the
+    game (the value target)."""
 
     obs: np.ndarray
     mask: np.ndarray
     action: np.ndarray
+    target: np.ndarray
     reward: np.ndarray
     games: int = 0
     #: seconds spent playing and labelling, summed over the worker processes
@@ -59,6 +64,7 @@ class Labels:
             np.concatenate([p.obs for p in parts]),
             np.concatenate([p.mask for p in parts]),
             np.concatenate([p.action for p in parts]),
+            np.concatenate([p.target for p in parts]),
             np.concatenate([p.reward for p in parts]),
             sum(p.games for p in parts),
             sum(p.seconds for p in parts),
@@ -69,15 +75,15 @@ class Labels:
 
     def save(self, path: Path) -> None:
         np.savez_compressed(
-            path, obs=self.obs, mask=self.mask, action=self.action, reward=self.reward,
-            games=self.games, seconds=self.seconds,
+            path, obs=self.obs, mask=self.mask, action=self.action, target=self.target,
+            reward=self.reward, games=self.games, seconds=self.seconds,
         )  # fmt: skip
 
     @classmethod
     def load(cls, path: Path) -> Labels:
         with np.load(path) as data:
             return cls(
-                data["obs"], data["mask"], data["action"], data["reward"],
+                data["obs"], data["mask"], data["action"], data["target"], data["reward"],
                 int(data["games"]), float(data["seconds"]),
             )  # fmt: skip
 
@@ -89,7 +95,7 @@ class _Labeller:
     behaviour: Any
     teacher: Any
     is_teacher: bool
-    rows: list[tuple[np.ndarray, np.ndarray, int]] = field(default_factory=list)
+    rows: list[tuple[np.ndarray, np.ndarray, int, dict[int, float]]] = field(default_factory=list)
     teacher_seconds: float = 0.0
 
     def reset(self) -> None:
@@ -100,9 +106,13 @@ class _Labeller:
         if len(decision.legal_moves) < 2:
             return self.behaviour.act(decision)
         start = time.perf_counter()
-        label = int(self.teacher.act(decision))
+        if hasattr(self.teacher, "act_with_policy"):
+            label, policy = self.teacher.act_with_policy(decision)
+        else:
+            label = int(self.teacher.act(decision))
+            policy = {label: 1.0}
         self.teacher_seconds += time.perf_counter() - start
-        self.rows.append((decision.observation, decision.action_mask, label))
+        self.rows.append((decision.observation, decision.action_mask, int(label), policy))
         return label if self.is_teacher else self.behaviour.act(decision)
 
 
@@ -131,7 +141,9 @@ def play_and_label(task: dict[str, Any]) -> Labels:
     p = np.asarray(weights, dtype=float) / sum(weights)
     rng = np.random.default_rng(seed)
     teacher = registry.make(task["teacher"], seed=seed)
-    obs, masks, actions, rewards = [], [], [], []
+    size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
+    count = env.action_space(env.possible_agents[0]).n
+    obs, masks, actions, targets, rewards = [], [], [], [], []
     for game_index in range(task["games"]):
         members = [names[int(rng.choice(len(names), p=p))] for _ in range(n)]
         seats = [
@@ -142,17 +154,19 @@ def play_and_label(task: dict[str, Any]) -> Labels:
         ]
         episode = play_episode(env, seats, seed=seed * 1000 + game_index)
         for s, seat in enumerate(seats):
-            for o, m, a in seat.rows:
+            for o, m, a, policy in seat.rows:
                 obs.append(o)
                 masks.append(m)
                 actions.append(a)
+                target = np.zeros(count, dtype=np.float32)
+                target[list(policy)] = list(policy.values())
+                targets.append(target)
                 rewards.append(episode.rewards[s])
-    size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
-    count = env.action_space(env.possible_agents[0]).n
     return Labels(
         np.asarray(obs, dtype=np.float32).reshape(-1, size),
         np.asarray(masks, dtype=bool).reshape(-1, count),
         np.asarray(actions, dtype=np.int64),
+        np.asarray(targets, dtype=np.float32).reshape(-1, count),
         np.asarray(rewards, dtype=np.float32),
         task["games"],
         time.perf_counter() - start,
@@ -214,6 +228,7 @@ def fit(model: Any, labels: Labels, warm: dict[str, Any], seed: int) -> dict[str
     obs = torch.as_tensor(labels.obs)
     mask = torch.as_tensor(labels.mask)
     action = torch.as_tensor(labels.action)
+    target = torch.as_tensor(labels.target)
     reward = torch.as_tensor(labels.reward)
     batch = int(warm["batch_size"])
     value_coef = float(warm["value_coef"])
@@ -223,10 +238,10 @@ def fit(model: Any, labels: Labels, warm: dict[str, Any], seed: int) -> dict[str
         rng.shuffle(train)
         for begin in range(0, len(train), batch):
             idx = torch.as_tensor(train[begin : begin + batch])
-            values, log_prob, _ = policy.evaluate_actions(
-                obs[idx], action[idx], action_masks=mask[idx]
-            )
-            policy_loss = -log_prob.mean()
+            dist = policy.get_distribution(obs[idx], action_masks=mask[idx].numpy())
+            log_probs = dist.distribution.logits  # normalised, illegal moves at -1e8
+            policy_loss = -(target[idx] * log_probs).sum(dim=1).mean()
+            values = policy.predict_values(obs[idx])
             value_loss = torch.nn.functional.mse_loss(values.flatten(), reward[idx])
             loss = policy_loss + value_coef * value_loss
             optimizer.zero_grad()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import agents
+from agents.base import decision_from_env
 from agents.training import distill
 from experiments import train as train_mod
 from kiaule_env import kiauliaganys_v0, pig_v0
@@ -54,8 +55,9 @@ def test_labels_are_the_teachers_moves_at_real_choices():
     episode = play_episode(kiauliaganys_v0.raw_env(num_players=4), seats, seed=5, record=True)
     rows = [row for seat in seats for row in seat.rows]
     assert len(rows) == teacher.asked and 0 < len(rows) < episode.steps  # forced moves skipped
-    for obs, mask, label in rows:
+    for obs, mask, label, policy in rows:
         assert mask.sum() >= 2 and label == np.flatnonzero(mask)[-1]
+        assert policy == {label: 1.0}  # a teacher without a search policy: one-hot
         assert obs.shape == (441,)
     # the seats played their own (random) moves, not the teacher's
     again = [agents.make("kiauliaganys/random", seed=s) for s in range(4)]
@@ -71,6 +73,23 @@ def test_a_round_labels_every_real_choice(tmp_path):
     assert labels.mask[np.arange(len(labels)), labels.action].all()  # labels are legal
     for reward in np.unique(labels.reward):  # G12: the seat's reward in its game
         assert reward == pytest.approx(-1) or reward == 0 or reward == pytest.approx(1 / 3)
+
+
+def test_a_search_teacher_gives_its_visit_shares_as_the_target(tmp_path):
+    config = warm_config(tmp_path, teacher="ismcts:iterations=24,worlds=4", games_per_round=1)
+    labels = distill.play_and_label(distill._tasks(config, 0, None)[0])
+    assert len(labels) > 10
+    assert np.allclose(labels.target.sum(axis=1), 1.0)
+    assert not (labels.target * ~labels.mask).any()  # only legal moves have weight
+    assert (labels.target.argmax(axis=1) == labels.action).all()  # act() plays the most visited
+    assert (labels.target.max(axis=1) < 1).any()  # soft, not one-hot
+    # act_with_policy's move is act's move for the same seed (the benchmark's agents unchanged)
+    env = kiauliaganys_v0.raw_env(num_players=4)
+    env.reset(seed=2)
+    decision = decision_from_env(env, env.agent_selection)
+    one = agents.make("kiauliaganys/ismcts:iterations=24,worlds=4", seed=7)
+    two = agents.make("kiauliaganys/ismcts:iterations=24,worlds=4", seed=7)
+    assert one.act(decision) == two.act_with_policy(decision)[0]
 
 
 def test_the_first_round_has_no_student():
