@@ -570,13 +570,14 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     callbacks = [timing, budget, selfplay, ckpt, eval_cb]
     remaining = int(config["total_timesteps"]) - int(model.num_timesteps)
     start_steps = int(model.num_timesteps)
-    model.learn(
-        total_timesteps=remaining,
-        callback=CallbackList(callbacks),
-        progress_bar=progress,
-        reset_num_timesteps=resume is None,
-        tb_log_name="run",
-    )
+    if remaining > 0:  # 0 with a warm start only: the imitated network is the model
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList(callbacks),
+            progress_bar=progress,
+            reset_num_timesteps=resume is None,
+            tb_log_name="run",
+        )
     stats = training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps)
     if warm_stats is not None:
         stats["warm_start"] = warm_stats

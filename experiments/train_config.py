@@ -97,7 +97,8 @@ class TrainConfig(_Section):
     env_kwargs: dict[str, Any]
     team_play: bool
     seed: NonNegative
-    total_timesteps: Count
+    #: 0 only with a warm_start: the imitated network is the model
+    total_timesteps: NonNegative
     time_budget_s: Annotated[float, Field(gt=0.0)] | None
     n_envs: Count
     vec_env: Literal["dummy", "subproc"]
@@ -166,6 +167,11 @@ def validate_config(config: dict[str, Any], source: str = "config") -> dict[str,
         problems = "; ".join(_describe(e) for e in exc.errors())
         raise ValueError(f"{source}: {problems}") from None
     checked = model.model_dump(exclude_unset=True)
+    if checked["total_timesteps"] == 0 and not checked.get("warm_start"):
+        raise ValueError(
+            f"{source}: total_timesteps: must be at least 1 (0 only with a warm_start, whose "
+            "imitated network is then the model)"
+        )
     if checked["ppo"]["n_steps"] * checked["n_envs"] < 2:
         raise ValueError(f"{source}: ppo.n_steps × n_envs must be at least 2")
     return checked

@@ -138,3 +138,15 @@ def test_warm_start_plays_the_parallel_game(tmp_path):
 def test_a_bad_warm_start_section_is_refused(tmp_path, warm, message):
     with pytest.raises(ValueError, match=message):
         warm_config(tmp_path, **warm)
+
+
+def test_zero_ppo_steps_only_with_a_warm_start(tmp_path):
+    with pytest.raises(ValueError, match="total_timesteps: must be at least 1"):
+        tiny_config("pig", tmp_path / "none", total_timesteps=0)
+    config = tiny_config(
+        "pig", tmp_path / "warm", total_timesteps=0, warm_start={**WARM, "rounds": 1}
+    )
+    result = train_mod.train(config, progress=False)
+    assert result.timesteps == 0 and result.final_model.is_file()
+    model = agents.make("pig/ppo", path=result.final_model)  # the imitated network plays
+    assert model.meta["timesteps"] == 0
