@@ -65,6 +65,8 @@ DEFAULTS: dict[str, Any] = {
         "snapshot_every": 20_000,
         "max_snapshots": 8,
         "snapshot_deterministic": False,
+        #: whole opponent lineups by weight instead of one mix draw per side (None: the mix)
+        "lineups": None,
     },
     "policy": {"net_arch": [128, 128], "activation": "tanh"},
     "ppo": {
@@ -223,6 +225,7 @@ def make_learner_env(config: dict[str, Any], index: int = 0):
         opp["mix"],
         max_snapshots=opp["max_snapshots"],
         snapshot_deterministic=opp["snapshot_deterministic"],
+        lineups=opp.get("lineups"),
     )
     env = LearnerEnv(config["game"], config["env_kwargs"], pool=pool, team_play=config["team_play"])
     return _resumable_monitor()(env)

@@ -27,6 +27,9 @@ class OpponentsConfig(_Section):
     snapshot_every: NonNegative
     max_snapshots: Count
     snapshot_deterministic: bool
+    #: whole lineups instead of one draw per side: "member member ..." (clockwise from the
+    #: learner's left) -> weight; see agents.training.pool
+    lineups: dict[str, Annotated[float, Field(ge=0.0)]] | None = None
 
     @field_validator("mix")
     @classmethod

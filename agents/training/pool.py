@@ -5,6 +5,12 @@ other team, both seats played by the same kind of agent; other games: each other
 according to the configured mix. ``"self"`` in the mix stands for the frozen snapshots of the
 learner taken every K steps (self-play); the others are registry names (``"heuristic"`` is
 short for ``"<game>/heuristic"``).
+
+``lineups`` draws whole lineups instead of one member per side: each key lists the members of
+the opposing sides clockwise from the learner's left, separated by spaces (Pig, four players:
+``"heuristic self heuristic"`` puts a snapshot opposite the learner, between two heuristics, as
+in the tournament's two-agent lineups), each with its weight. A lineup's ``self`` entries are
+drawn from the snapshots independently.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ class OpponentPool:
         mix: Mapping[str, float] | None = None,
         max_snapshots: int = 8,
         snapshot_deterministic: bool = False,
+        lineups: Mapping[str, float] | None = None,
     ):
         self.game = game
         mix = dict(mix) if mix else {"random": 1.0}
@@ -53,6 +60,55 @@ class OpponentPool:
         self._next_serial = 0
         self._agents: dict[tuple[str, int], Agent] = {}
         self._check_names()
+        self.lineups: list[tuple[str, ...]] = []
+        self.lineup_weights = np.zeros(0)
+        if lineups:
+            self._set_lineups(lineups)
+
+    def _set_lineups(self, lineups: Mapping[str, float]) -> None:
+        chosen, weights = [], []
+        for key, weight in lineups.items():
+            if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
+                raise ValueError(f"opponent lineup weight of {key!r} must be a number >= 0")
+            members = tuple(self._full_name(m) for m in str(key).split())
+            if not members:
+                raise ValueError("an opponent lineup needs at least one member")
+            if weight > 0:
+                chosen.append(members)
+                weights.append(float(weight))
+        if not chosen:
+            raise ValueError("the opponent lineups need at least one positive weight")
+        saved, self.names = self.names, sorted({m for lineup in chosen for m in lineup})
+        try:
+            self._check_names()
+        finally:
+            self.names = saved
+        self.lineups = chosen
+        self.lineup_weights = np.array(weights) / sum(weights)
+
+    def check_sides(self, sides: int) -> None:
+        """Refuse lineups whose length is not the number of opposing sides."""
+        for lineup in self.lineups:
+            if len(lineup) != sides:
+                raise ValueError(
+                    f"opponent lineup {' '.join(lineup)!r} has {len(lineup)} members; this game "
+                    f"has {sides} opposing side(s) for the learner, clockwise from its left"
+                )
+
+    def draw_lineup(self, rng: np.random.Generator) -> tuple[str, ...] | None:
+        """A whole lineup (registry names, snapshots resolved), or None without ``lineups``."""
+        if not self.lineups:
+            return None
+        index = int(rng.choice(len(self.lineups), p=self.lineup_weights))
+        members = []
+        for member in self.lineups[index]:
+            if member == SELF:
+                if not self.snapshots:
+                    raise ValueError("a lineup with 'self' needs a snapshot (snapshot_every > 0)")
+                serial, _ = self.snapshots[int(rng.integers(len(self.snapshots)))]
+                member = f"{SELF}:{serial}"
+            members.append(member)
+        return tuple(members)
 
     def _full_name(self, key: str) -> str:
         if key == SELF:
@@ -126,7 +182,13 @@ class OpponentPool:
         return registry.make(member, seed=seed)
 
     def describe(self) -> dict[str, Any]:
-        return {
+        described = {
             "mix": dict(zip(self.names, self.weights.round(4).tolist(), strict=True)),
             "snapshots": [s for s, _ in self.snapshots],
         }
+        if self.lineups:
+            described["lineups"] = {
+                " ".join(k): round(float(w), 4)
+                for k, w in zip(self.lineups, self.lineup_weights, strict=True)
+            }
+        return described

@@ -72,6 +72,10 @@ class LearnerEnv(gym.Env):
             raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
         self.fixed_seat = seat
         self.team_play = bool(team_play and self.game_spec.teams is not None)
+        if self.pool.lineups:
+            mine = self.game_spec.team_of(0) if self.team_play else (0,)
+            sides = self.game_spec.sides(self.num_players)
+            self.pool.check_sides(sum(any(s not in mine for s in side) for side in sides))
         self.learner_seats: tuple[int, ...] = ()
         self.learner_agents: tuple[str, ...] = ()
         self.opponents: dict[int, Agent] = {}
@@ -165,6 +169,20 @@ class LearnerEnv(gym.Env):
         self.timing["total"] += time.perf_counter() - start
         return self._obs, float(reward), terminated, truncated, info
 
+    def _sides_from(self, seat: int) -> list[list[int]]:
+        """The opposing sides of a learner at ``seat``: in the pool's lineups' order (clockwise
+        from the learner's left) when it has lineups, else in the game's order (the order of
+        the random draws, kept as it was so that earlier runs reproduce)."""
+        sides = [
+            list(side)
+            for side in self.game_spec.sides(self.num_players)
+            if any(s not in self.learner_seats for s in side)
+        ]
+        if self.pool.lineups:
+            n = self.num_players
+            sides.sort(key=lambda side: min((s - seat) % n for s in side))
+        return sides
+
     # ------------------------------------------------------------------ episode set-up
     def _start_episode(self, options: dict[str, Any]) -> None:
         rng = self.np_random
@@ -179,11 +197,10 @@ class LearnerEnv(gym.Env):
         self.learner_seats = tuple(seats)
         self.learner_agents = tuple(self.possible_agents[s] for s in seats)
         self.opponents, self.opponent_names, self._cheap = {}, {}, {}
-        for side in self.game_spec.sides(self.num_players):
+        lineup = self.pool.draw_lineup(rng)
+        for index, side in enumerate(self._sides_from(seat)):
             others = [s for s in side if s not in seats]
-            if not others:
-                continue
-            member = self.pool.draw(rng)
+            member = self.pool.draw(rng) if lineup is None else lineup[index]
             for s in others:
                 agent = self.pool.agent(member, s, seed=int(rng.integers(2**31)))
                 agent.reset()

@@ -117,3 +117,37 @@ def test_evaluate_rotates_seats_on_the_same_deals():
     require_env("kozel")
     kozel = evaluate("kozel", "kozel/random", "kozel/random", deals=5)
     assert (kozel.games, len(kozel.per_side_mean)) == (10, 2)  # team play: two sides
+
+
+def test_lineups_seat_their_members_clockwise_from_the_learner():
+    """``opponents.lineups`` (issue 18): a snapshot opposite the learner between heuristics."""
+    from agents.training.wrapper import LearnerEnv
+
+    pool = OpponentPool(
+        "pig", {"heuristic": 1.0}, lineups={"heuristic self random": 1.0}, max_snapshots=2
+    )
+    env = LearnerEnv("pig", {"num_players": 4}, pool=pool)
+    with pytest.raises(ValueError, match="needs a snapshot"):
+        env.reset(seed=0)
+    obs_size = env.observation_space.shape[0]
+    pool.add_snapshot(tiny_policy(obs=obs_size, actions=env.action_space.n))
+    for seed in range(8):
+        env.reset(seed=seed)
+        (me,) = env.learner_seats
+        names = {(s - me) % 4: name for s, name in env.opponent_names.items()}
+        assert names == {1: "pig/heuristic", 2: "self:0", 3: "pig/random"}
+    assert pool.describe()["lineups"] == {"pig/heuristic self pig/random": 1.0}
+
+
+def test_lineups_are_checked():
+    from agents.training.wrapper import LearnerEnv
+
+    with pytest.raises(ValueError, match="unknown opponent 'pig/nobody'"):
+        OpponentPool("pig", {"heuristic": 1.0}, lineups={"heuristic nobody heuristic": 1.0})
+    with pytest.raises(ValueError, match="at least one positive weight"):
+        OpponentPool("pig", {"heuristic": 1.0}, lineups={"heuristic self heuristic": 0.0})
+    pool = OpponentPool("pig", {"heuristic": 1.0}, lineups={"heuristic heuristic": 1.0})
+    with pytest.raises(ValueError, match="has 2 members; this game has 3 opposing side"):
+        LearnerEnv("pig", {"num_players": 4}, pool=pool)
+    kozel = OpponentPool("kozel", {"heuristic": 1.0}, lineups={"heuristic": 1.0})
+    LearnerEnv("kozel", {}, pool=kozel)  # team play: one opposing side, the other team
