@@ -9,8 +9,9 @@ short for ``"<game>/heuristic"``).
 ``lineups`` draws whole lineups instead of one member per side: each key lists the members of
 the opposing sides clockwise from the learner's left, separated by spaces (Pig, four players:
 ``"heuristic self heuristic"`` puts a snapshot opposite the learner, between two heuristics, as
-in the tournament's two-agent lineups), each with its weight. A lineup's ``self`` entries are
-drawn from the snapshots independently.
+in the tournament's two-agent lineups), each with its weight; the mix is then not drawn. A
+lineup's ``self`` entries are drawn from the snapshots independently; before the first snapshot
+the lineups without ``self`` are drawn (if there are none, ``self`` plays random, as in the mix).
 """
 
 from __future__ import annotations
@@ -99,12 +100,17 @@ class OpponentPool:
         """A whole lineup (registry names, snapshots resolved), or None without ``lineups``."""
         if not self.lineups:
             return None
-        index = int(rng.choice(len(self.lineups), p=self.lineup_weights))
+        lineups, weights = self.lineups, self.lineup_weights
+        if not self.snapshots:  # before the first snapshot, as with the mix: lineups without self
+            keep = [i for i, lineup in enumerate(lineups) if SELF not in lineup]
+            if not keep:
+                return tuple(f"{self.game}/random" if m == SELF else m for m in lineups[0])
+            lineups = [lineups[i] for i in keep]
+            weights = weights[keep] / weights[keep].sum()
+        index = int(rng.choice(len(lineups), p=weights)) if len(lineups) > 1 else 0
         members = []
-        for member in self.lineups[index]:
+        for member in lineups[index]:
             if member == SELF:
-                if not self.snapshots:
-                    raise ValueError("a lineup with 'self' needs a snapshot (snapshot_every > 0)")
                 serial, _ = self.snapshots[int(rng.integers(len(self.snapshots)))]
                 member = f"{SELF}:{serial}"
             members.append(member)

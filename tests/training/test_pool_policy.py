@@ -127,8 +127,8 @@ def test_lineups_seat_their_members_clockwise_from_the_learner():
         "pig", {"heuristic": 1.0}, lineups={"heuristic self random": 1.0}, max_snapshots=2
     )
     env = LearnerEnv("pig", {"num_players": 4}, pool=pool)
-    with pytest.raises(ValueError, match="needs a snapshot"):
-        env.reset(seed=0)
+    env.reset(seed=0)  # before the first snapshot "self" plays random (as in the mix)
+    assert sorted(env.opponent_names.values()) == ["pig/heuristic", "pig/random", "pig/random"]
     obs_size = env.observation_space.shape[0]
     pool.add_snapshot(tiny_policy(obs=obs_size, actions=env.action_space.n))
     for seed in range(8):
@@ -137,6 +137,19 @@ def test_lineups_seat_their_members_clockwise_from_the_learner():
         names = {(s - me) % 4: name for s, name in env.opponent_names.items()}
         assert names == {1: "pig/heuristic", 2: "self:0", 3: "pig/random"}
     assert pool.describe()["lineups"] == {"pig/heuristic self pig/random": 1.0}
+
+
+def test_lineups_without_self_are_drawn_before_the_first_snapshot():
+    pool = OpponentPool(
+        "pig", {"heuristic": 1.0}, lineups={"self self self": 3.0, "random heuristic random": 1.0}
+    )
+    rng = np.random.default_rng(0)
+    assert {pool.draw_lineup(rng) for _ in range(20)} == {
+        ("pig/random", "pig/heuristic", "pig/random")
+    }
+    pool.add_snapshot(tiny_policy())
+    counts = Counter(pool.draw_lineup(rng) for _ in range(2000))
+    assert counts[("self:0",) * 3] == pytest.approx(1500, abs=90)
 
 
 def test_lineups_are_checked():
