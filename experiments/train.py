@@ -573,6 +573,7 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     callbacks = [timing, budget, selfplay, ckpt, eval_cb]
     remaining = int(config["total_timesteps"]) - int(model.num_timesteps)
     start_steps = int(model.num_timesteps)
+    start_timing = vec_env.env_method("timing_stats")  # a resumed run's envs carry their totals
     if remaining > 0:  # 0 with a warm start only: the imitated network is the model
         model.learn(
             total_timesteps=remaining,
@@ -581,7 +582,7 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
             reset_num_timesteps=resume is None,
             tb_log_name="run",
         )
-    stats = training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps)
+    stats = training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps, start_timing)
     if warm_stats is not None:
         stats["warm_start"] = warm_stats
     stats["stopped_by_time_budget"] = budget.stopped_early
@@ -606,7 +607,9 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     return TrainResult(out, final, int(model.num_timesteps), stats, eval_cb.history)
 
 
-def training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps: int) -> dict[str, Any]:
+def training_stats(
+    model, vec_env, timing, eval_cb, ckpt, start_steps: int, start_timing: list | None = None
+) -> dict[str, Any]:
     """Throughput of ``learn`` and the share of its time in env + wrapper vs. the network.
 
     ``env`` is the rules engines' own time (steps, observations), ``opponents`` the pool agents'
@@ -615,6 +618,9 @@ def training_stats(model, vec_env, timing, eval_cb, ckpt, start_steps: int) -> d
     periodic evaluation and checkpoint time taken out.
     """
     parts = vec_env.env_method("timing_stats")
+    if start_timing is not None:  # this run's share only (a resumed env restores its totals)
+        pairs = zip(parts, start_timing, strict=True)
+        parts = [{k: p[k] - q.get(k, 0) for k in p} for p, q in pairs]
     env_s = sum(p["env"] for p in parts)
     opp_s = sum(p["opponents"] for p in parts)
     total_wrapper = sum(p["total"] for p in parts)

@@ -67,6 +67,11 @@ def test_resume_from_a_scheduled_checkpoint_is_exact(uninterrupted, tmp_path):
     resumed = train_mod.train(config(tmp_path), resume=checkpoint, progress=False)
     assert resumed.timesteps == 3072
     assert same_weights(resumed.final_model, uninterrupted.final_model)
+    # the time breakdown is this run's alone, not the totals the restored envs carried
+    stats = resumed.stats
+    assert stats["steps_this_run"] == 1024
+    assert 0 < stats["share"]["env_and_wrapper"] < 1
+    assert stats["seconds"]["env"] <= uninterrupted.stats["seconds"]["env"]
 
 
 def test_ctrl_c_requests_a_stop_then_aborts():
