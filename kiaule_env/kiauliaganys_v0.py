@@ -80,10 +80,10 @@ the default configuration:
 | `face_up` | 184–391 | 208 | cards taken face up from the fund, still held (G5), by relative seat |
 | `not_suit` | 392–407 | 16 | cards known not of suit C D H S (G4) / deck size, by relative seat |
 | `match_years` | 408–411 | 4 | match years / match_years target (G11), by relative seat |
-| `match_chance` | 412–427 | 16 | chance he holds a card of suit C D H S or a joker, by public card counting (kiauliaganys.counting; my own row: 1 where I do), by relative seat |
-| `next_chance` | 428–431 | 4 | match_chance of the next player still in after me, the one my drag sets the suit for (G6) |
+| `match_chance` | 412–427 | 16 | chance he holds suit C D H S or a joker, by relative seat |
+| `next_chance` | 428–431 | 4 | match_chance of the player my drag sets the suit for (G6) |
 | `unseen` | 432–436 | 5 | cards of suit C D H S, and jokers, I have not seen / deck size |
-| `search_length` | 437–440 | 4 | expected cards a search for suit C D H S picks up (G4) / deck size |
+| `search_length` | 437–440 | 4 | expected cards a search for C D H S picks up (G4) / deck size |
 | **total** | | **441** | |
 
 ``face_up`` and ``not_suit`` are what a careful player tracks about each hand: the cards a player
@@ -95,7 +95,8 @@ face-down cards are gone every change to a hand is a public play or take), 0 whi
 cards remain or with ``repetition=None``.
 The last four slices are the public card counting of ``kiaule_env.kiauliaganys.counting``,
 derived from the same view (the quantities the rule-based agent reasons with): per player and
-suit the chance that he holds a card of the suit or a joker (a face-up card makes it 1; his
+suit the chance that he holds a card of the suit or a joker (my own row: 1 where I hold one;
+for the others a face-up card makes it 1; his
 hidden cards are a uniform draw from the cards I have not seen, minus those ``not_suit`` rules
 out), the same for the player my drag will set the suit for, the unseen cards per suit, and the
 expected length of a search for each suit while face-down cards remain.

@@ -73,20 +73,18 @@ def observation_layout(num_players: int, deck: Deck) -> ObservationLayout:
             Slice(
                 "match_chance",
                 n * 4,
-                "chance he holds a card of suit C D H S or a joker, by public card counting "
-                f"(kiauliaganys.counting; my own row: 1 where I do), {per_seat}",
+                f"chance he holds suit C D H S or a joker, {per_seat}",
             ),
             Slice(
                 "next_chance",
                 4,
-                "match_chance of the next player still in after me, the one my drag sets the "
-                "suit for (G6)",
+                "match_chance of the player my drag sets the suit for (G6)",
             ),
             Slice("unseen", 5, "cards of suit C D H S, and jokers, I have not seen / deck size"),
             Slice(
                 "search_length",
                 4,
-                "expected cards a search for suit C D H S picks up (G4) / deck size",
+                "expected cards a search for C D H S picks up (G4) / deck size",
             ),
         ]
     )
