@@ -74,8 +74,7 @@ class LearnerEnv(gym.Env):
         self.team_play = bool(team_play and self.game_spec.teams is not None)
         if self.pool.lineups:
             mine = self.game_spec.team_of(0) if self.team_play else (0,)
-            sides = self.game_spec.sides(self.num_players)
-            self.pool.check_sides(sum(any(s not in mine for s in side) for side in sides))
+            self.pool.check_sides(len(self._sides_from(0, mine)))
         self.learner_seats: tuple[int, ...] = ()
         self.learner_agents: tuple[str, ...] = ()
         self.opponents: dict[int, Agent] = {}
@@ -169,14 +168,15 @@ class LearnerEnv(gym.Env):
         self.timing["total"] += time.perf_counter() - start
         return self._obs, float(reward), terminated, truncated, info
 
-    def _sides_from(self, seat: int) -> list[list[int]]:
-        """The opposing sides of a learner at ``seat``: in the pool's lineups' order (clockwise
-        from the learner's left) when it has lineups, else in the game's order (the order of
-        the random draws, kept as it was so that earlier runs reproduce)."""
+    def _sides_from(self, seat: int, learner_seats: tuple[int, ...]) -> list[list[int]]:
+        """The opposing sides of a learner at ``seat`` playing ``learner_seats``: in the pool's
+        lineups' order (clockwise from the learner's left) when it has lineups, else in the
+        game's order (the order of the random draws, kept as it was so that earlier runs
+        reproduce)."""
         sides = [
             list(side)
             for side in self.game_spec.sides(self.num_players)
-            if any(s not in self.learner_seats for s in side)
+            if any(s not in learner_seats for s in side)
         ]
         if self.pool.lineups:
             n = self.num_players
@@ -198,7 +198,7 @@ class LearnerEnv(gym.Env):
         self.learner_agents = tuple(self.possible_agents[s] for s in seats)
         self.opponents, self.opponent_names, self._cheap = {}, {}, {}
         lineup = self.pool.draw_lineup(rng)
-        for index, side in enumerate(self._sides_from(seat)):
+        for index, side in enumerate(self._sides_from(seat, self.learner_seats)):
             others = [s for s in side if s not in seats]
             member = self.pool.draw(rng) if lineup is None else lineup[index]
             for s in others:
