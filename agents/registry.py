@@ -133,6 +133,12 @@ def _load_providers() -> None:
     _loaded = True  # only once every provider is in: a failed load is retried, not half-kept
 
 
+def qualified(game: str, name: str) -> str:
+    """``name`` as a full registry name: a bare kind (``"heuristic"``, ``"pimc:worlds=8"``) is
+    ``game``'s (``"<game>/heuristic"``); a name with its game is left as it is."""
+    return name if "/" in name else f"{game}/{name}"
+
+
 def list_agents(game: str | None = None) -> list[str]:
     """Registered agent names, optionally only those of ``game``."""
     _load_providers()

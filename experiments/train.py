@@ -245,7 +245,7 @@ def eval_opponent(config: dict[str, Any]) -> str:
     from agents import registry
 
     name = config["eval"]["opponent"]
-    name = name if "/" in name else f"{config['game']}/{name}"
+    name = registry.qualified(config["game"], name)
     if name not in registry.list_agents(config["game"]):
         fallback = f"{config['game']}/random"
         print(f"train: {name} is not registered; evaluating against {fallback}", file=sys.stderr)
@@ -719,7 +719,7 @@ def evaluate_model(
                 "game": game,
                 "agent": None if is_file else model,
                 "file_name": Path(model).name,
-                "opponent": o if "/" in o else f"{game}/{o}",
+                "opponent": registry.qualified(game, o),
                 "deals": deals,
                 "env_kwargs": kwargs,
                 "seed": seed,
@@ -734,7 +734,7 @@ def evaluate_model(
         return results
     results = []
     for opponent in opponents:
-        opp = opponent if "/" in opponent else f"{game}/{opponent}"
+        opp = registry.qualified(game, opponent)
         result = evaluate(
             game,
             make_agent,

@@ -123,7 +123,7 @@ def _member_agent(game: str, member: str, teacher: Any, student: NumpyPolicy | N
         return teacher
     if member == STUDENT:
         return PolicyAgent(student, name=STUDENT, seed=seed, deterministic=True)
-    return registry.make(member if "/" in member else f"{game}/{member}", seed=seed)
+    return registry.make(registry.qualified(game, member), seed=seed)
 
 
 def play_and_label(task: dict[str, Any]) -> Labels:
@@ -180,8 +180,9 @@ def _tasks(config: dict[str, Any], round_index: int, student: NumpyPolicy | None
         behaviour.pop(STUDENT, None)
     if not behaviour:
         raise ValueError("warm_start.behaviour needs a positive weight besides 'student'")
-    teacher = warm["teacher"]
-    teacher = teacher if "/" in teacher else f"{config['game']}/{teacher}"
+    from agents import registry
+
+    teacher = registry.qualified(config["game"], warm["teacher"])
     games = int(warm["games_per_round"])
     tasks = []
     for chunk, first in enumerate(range(0, games, CHUNK)):

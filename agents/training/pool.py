@@ -119,7 +119,9 @@ class OpponentPool:
     def _full_name(self, key: str) -> str:
         if key == SELF:
             return SELF
-        return key if "/" in key else f"{self.game}/{key}"
+        from agents import registry
+
+        return registry.qualified(self.game, key)
 
     def _check_names(self) -> None:
         from agents import registry

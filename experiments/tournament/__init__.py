@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agents import registry
 from experiments.cli_args import (
     Parser,
     check_output_dir,
@@ -138,7 +139,7 @@ def _agent_names(game: str, names: list[str] | None, env_kwargs: dict[str, Any])
         for name, why in skipped.items():
             print(f"leaving out {name}: {why}")
         return agents
-    return [n if "/" in n else f"{game}/{n}" for n in names]
+    return [registry.qualified(game, n) for n in names]
 
 
 def parse_teams(game: str, items: list[str]) -> list[list[str]]:
@@ -150,7 +151,7 @@ def parse_teams(game: str, items: list[str]) -> list[list[str]]:
             raise ValueError(
                 f"--teams {item!r}: give a team as two agents joined by '+', e.g. ppo+heuristic"
             )
-        teams.append([n if "/" in n else f"{game}/{n}" for n in names])
+        teams.append([registry.qualified(game, n) for n in names])
     return teams
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import agents
-from agents.registry import agent_options, parse_spec
+from agents.registry import agent_options, parse_spec, qualified
 
 
 def test_options_reach_the_agent():
@@ -87,3 +87,9 @@ def test_play_and_evaluate_cli_refuse_bad_options(capsys):
         train_main(["--evaluate", "kozel/pimc:worlds=-2", "--deals", "1"])
     assert exc.value.code == 2
     assert "worlds must be > 0" in capsys.readouterr().err
+
+
+def test_a_bare_kind_is_qualified_with_the_game_and_a_full_name_is_kept():
+    assert qualified("pig", "heuristic") == "pig/heuristic"
+    assert qualified("kozel", "pimc:worlds=8") == "kozel/pimc:worlds=8"
+    assert qualified("pig", "kozel/ppo") == "kozel/ppo"  # another game's name is not rewritten
