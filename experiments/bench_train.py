@@ -86,18 +86,11 @@ def measure_warm_start(game: str, games: int) -> dict[str, Any] | None:
     labels = distill.Labels.concat([distill.play_and_label(t) for t in tasks])
     label_s = time.perf_counter() - start
     import torch
-    from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(int(config["torch_threads"]))
     with tempfile.TemporaryDirectory() as tmp:
         vec_env = train_mod.make_vec_env({**config, "output": tmp, "n_envs": 1})
-        activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config["policy"]["activation"]]
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            seed=0,
-            policy_kwargs={"net_arch": config["policy"]["net_arch"], "activation_fn": activation},
-        )
+        model = train_mod.new_model(config, vec_env)
         start = time.perf_counter()
         distill.fit(model, labels, {**warm, "epochs": 1}, seed=0)
         fit_s = time.perf_counter() - start

@@ -495,7 +495,6 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     tb_dir = str(out / "tb") if config["tensorboard"] else None
     vec_env = make_vec_env(config)
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config["policy"]["activation"]]
     if resume is not None:
         model = MaskablePPO.load(
             resume,
@@ -505,19 +504,7 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
             force_reset=not state_path(resume).is_file(),
         )
     else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            seed=config["seed"],
-            device=config["device"],
-            tensorboard_log=tb_dir,
-            verbose=0,
-            policy_kwargs={
-                "net_arch": list(config["policy"]["net_arch"]),
-                "activation_fn": activation,
-            },
-            **config["ppo"],
-        )
+        model = new_model(config, vec_env, tb_dir)
     (out / "config.json").write_text(json.dumps(config, indent=2, default=str))
     warm_stats = None
     if config.get("warm_start") and resume is None:
@@ -605,6 +592,28 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
         export_for_play(final, export)
     vec_env.close()
     return TrainResult(out, final, int(model.num_timesteps), stats, eval_cb.history)
+
+
+def new_model(config: dict[str, Any], vec_env, tensorboard_log: str | None = None):
+    """A fresh MaskablePPO model of ``config`` (network, PPO settings, seed, device) on
+    ``vec_env``."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config["policy"]["activation"]]
+    return MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        seed=config["seed"],
+        device=config["device"],
+        tensorboard_log=tensorboard_log,
+        verbose=0,
+        policy_kwargs={
+            "net_arch": list(config["policy"]["net_arch"]),
+            "activation_fn": activation,
+        },
+        **config["ppo"],
+    )
 
 
 def training_stats(

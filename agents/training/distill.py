@@ -96,7 +96,6 @@ class _Labeller:
     teacher: Any
     is_teacher: bool
     rows: list[tuple[np.ndarray, np.ndarray, int, dict[int, float]]] = field(default_factory=list)
-    teacher_seconds: float = 0.0
 
     def reset(self) -> None:
         self.behaviour.reset()
@@ -105,13 +104,11 @@ class _Labeller:
     def act(self, decision: Any) -> int:
         if len(decision.legal_moves) < 2:
             return self.behaviour.act(decision)
-        start = time.perf_counter()
         if hasattr(self.teacher, "act_with_policy"):
             label, policy = self.teacher.act_with_policy(decision)
         else:
             label = int(self.teacher.act(decision))
             policy = {label: 1.0}
-        self.teacher_seconds += time.perf_counter() - start
         self.rows.append((decision.observation, decision.action_mask, int(label), policy))
         return label if self.is_teacher else self.behaviour.act(decision)
 
