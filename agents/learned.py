@@ -19,7 +19,10 @@ recorded layout is not the one the game's encoder builds today (for the model's 
 that records none (format 1), is refused on loading, naming the slices that changed. The actor
 network is evaluated in numpy (:class:`~agents.training.policy.NumpyPolicy`), so playing needs
 torch only to read the file.
-By default the agent plays its most probable legal move (``deterministic=True``).
+The agent plays as its file says (``"deterministic"`` in ``kiaule.json``, from the training config's
+``deterministic_play``; files without it play deterministically): its most probable legal move,
+or a draw from its policy, seeded by the agent's seed (the Pig zoo model: a mixed strategy).
+``deterministic=True``/``False`` overrides the file.
 """
 
 from __future__ import annotations
@@ -120,12 +123,13 @@ def load_learned(
     game: str | None = None,
     num_players: int | None = None,
     seed: int | None = 0,
-    deterministic: bool = True,
+    deterministic: bool | None = None,
     name: str | None = None,
 ) -> LearnedAgent:
     """Load a model file as an agent; refuse (``ValueError``) one trained for another game or
     player count, or for an observation layout other than the game's current one (with the
-    model's env keywords), or that records no layout (format 1)."""
+    model's env keywords), or that records no layout (format 1). ``deterministic=None`` plays
+    as the file says (module docstring)."""
     path = Path(path)
     meta = read_metadata(path)
     check_compatible(meta, game=game, num_players=num_players, where=str(path))
@@ -144,7 +148,7 @@ def load_learned(
         name=name or f"{meta['game']}/ppo",
         path=path,
         seed=seed,
-        deterministic=deterministic,
+        deterministic=meta.get("deterministic", True) if deterministic is None else deterministic,
     )
 
 
@@ -153,7 +157,7 @@ def _factory(game: str):
         seed: int | None = 0,
         path: str | Path | None = None,
         num_players: int | None = None,
-        deterministic: bool = True,
+        deterministic: bool | None = None,
     ) -> LearnedAgent:
         if path is None:
             path = zoo_path(game, num_players)
@@ -164,7 +168,9 @@ def _factory(game: str):
     return make
 
 
-def register_model(path: str | Path, name: str | None = None, deterministic: bool = True) -> str:
+def register_model(
+    path: str | Path, name: str | None = None, deterministic: bool | None = None
+) -> str:
     """Register a model file under ``name`` (default ``<game>/ppo-<file stem>``); return the name.
 
     After this, tournaments and ``kiaule play`` can use the model like any other agent.

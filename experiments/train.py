@@ -51,6 +51,10 @@ DEFAULTS: dict[str, Any] = {
     #: Kozel: the learner plays both seats of its team (K1); ignored for games without teams
     "team_play": True,
     "seed": 0,
+    #: how the trained model plays (written into its kiaule.json, used by its evaluations):
+    #: its most probable legal move (True), or a draw from its policy (False: a mixed strategy,
+    #: as Pig's simultaneous passing wants, agents/zoo/README.md)
+    "deterministic_play": True,
     "total_timesteps": 100_000,
     #: stop learning after this many seconds (None: no limit)
     "time_budget_s": None,
@@ -272,6 +276,7 @@ def model_metadata(
         LAYOUT_KEY: layout_metadata(layout),
         "activation": config["policy"]["activation"],
         "net_arch": list(config["policy"]["net_arch"]),
+        "deterministic": bool(config["deterministic_play"]),
         "timesteps": int(model.num_timesteps),
         "seed": config["seed"],
         "config": config,
@@ -535,6 +540,7 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
         deals=config["eval"]["deals"],
         env_kwargs=config["env_kwargs"] if eval_kwargs is None else eval_kwargs,
         team_play=config["team_play"],
+        deterministic=config["deterministic_play"],
         save_model=save_model,
         best_path=out / "best.zip",
         log_path=out / "eval.jsonl",

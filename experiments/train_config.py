@@ -100,6 +100,7 @@ class TrainConfig(_Section):
     env_kwargs: dict[str, Any]
     team_play: bool
     seed: NonNegative
+    deterministic_play: bool
     #: 0 only with a warm_start: the imitated network is the model
     total_timesteps: NonNegative
     time_budget_s: Annotated[float, Field(gt=0.0)] | None

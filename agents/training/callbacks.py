@@ -85,8 +85,9 @@ class SelfPlayCallback(ResumableCallback):
 
 
 class EvalCallback(ResumableCallback):
-    """Every ``every`` steps, evaluate the deterministic policy seat-rotated against ``opponent``;
-    log the result, keep the best model (by mean reward) as ``best.zip``.
+    """Every ``every`` steps, evaluate the policy seat-rotated against ``opponent``, played as
+    the model will play (``deterministic``: its most probable move, else a draw from it); log
+    the result, keep the best model (by mean reward) as ``best.zip``.
     """
 
     def __init__(
@@ -97,6 +98,7 @@ class EvalCallback(ResumableCallback):
         deals: int,
         env_kwargs: dict[str, Any],
         team_play: bool,
+        deterministic: bool = True,
         save_model: Callable[[Path], None] | None = None,
         best_path: Path | None = None,
         log_path: Path | None = None,
@@ -105,6 +107,7 @@ class EvalCallback(ResumableCallback):
         super().__init__(every)
         self.game, self.opponent, self.deals = game, opponent, deals
         self.env_kwargs, self.team_play = env_kwargs, team_play
+        self.deterministic = deterministic
         self.save_model, self.best_path, self.log_path = save_model, best_path, log_path
         self.seed = seed
         self.best = -np.inf
@@ -123,7 +126,9 @@ class EvalCallback(ResumableCallback):
         policy = snapshot_of(self.model)
         result = evaluate(
             self.game,
-            lambda s: PolicyAgent(policy, name=f"{self.game}/learner", seed=s, deterministic=True),
+            lambda s: PolicyAgent(
+                policy, name=f"{self.game}/learner", seed=s, deterministic=self.deterministic
+            ),
             self.opponent,
             deals=self.deals,
             env_kwargs=self.env_kwargs,

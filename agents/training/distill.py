@@ -11,8 +11,9 @@ first runs this, then PPO continues from the imitated weights for ``total_timest
    the teacher's. The first round has no student yet; its weight goes to the other members.
 2. **Fit** (:func:`fit`): the policy network (actor and value head) is trained on every round's
    labels so far (the DAgger aggregate): cross-entropy of the masked policy against the teacher's
-   policy (an IS-MCTS teacher gives its root visit shares, as AlphaZero's policy targets; other
-   agents their move, one-hot), and squared error of the value head against the seat's reward
+   policy (a teacher with ``act_with_policy`` gives its distribution: IS-MCTS its root visit
+   shares, as AlphaZero's policy targets; ``pig/heuristic:ties=random`` the exact shares of its
+   tied moves; other agents their move, one-hot), and squared error of the value head against the seat's reward
    at the end of the game.
 
 Games are split into fixed chunks with their own seeds, played by ``workers`` processes: the
@@ -43,8 +44,8 @@ CHUNK = 10
 @dataclass
 class Labels:
     """Labelled decisions: the observation and mask of the deciding seat, the teacher's action,
-    the teacher's policy over the actions (``target``: the search's visit shares for a teacher
-    with ``act_with_policy``, else one-hot on its action) and that seat's total reward in the
+    the teacher's policy over the actions (``target``: the distribution of a teacher with
+    ``act_with_policy``, else one-hot on its action) and that seat's total reward in the
     game (the value target)."""
 
     obs: np.ndarray
@@ -113,13 +114,20 @@ class _Labeller:
         return label if self.is_teacher else self.behaviour.act(decision)
 
 
-def _member_agent(game: str, member: str, teacher: Any, student: NumpyPolicy | None, seed: int):
+def _member_agent(
+    game: str,
+    member: str,
+    teacher: Any,
+    student: NumpyPolicy | None,
+    seed: int,
+    deterministic: bool = True,
+):
     from agents import registry
 
     if member == TEACHER:
         return teacher
-    if member == STUDENT:
-        return PolicyAgent(student, name=STUDENT, seed=seed, deterministic=True)
+    if member == STUDENT:  # played as the model will play (config's deterministic_play)
+        return PolicyAgent(student, name=STUDENT, seed=seed, deterministic=deterministic)
     return registry.make(registry.qualified(game, member), seed=seed)
 
 
@@ -145,7 +153,9 @@ def play_and_label(task: dict[str, Any]) -> Labels:
         members = [names[int(rng.choice(len(names), p=p))] for _ in range(n)]
         seats = [
             _Labeller(
-                _member_agent(game, m, teacher, student, seed * 97 + s), teacher, m == TEACHER
+                _member_agent(game, m, teacher, student, seed * 97 + s, task["deterministic_play"]),
+                teacher,
+                m == TEACHER,
             )
             for s, m in enumerate(members)
         ]
@@ -191,6 +201,7 @@ def _tasks(config: dict[str, Any], round_index: int, student: NumpyPolicy | None
                 "behaviour": behaviour,
                 "student": None if student is None else student.to_arrays(),
                 "games": min(CHUNK, games - first),
+                "deterministic_play": bool(config.get("deterministic_play", True)),
                 "seed": int(config["seed"]) * 1_000_003 + round_index * 10_007 + chunk,
             }
         )

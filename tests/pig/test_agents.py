@@ -129,3 +129,52 @@ def test_ties_keep_the_rank_others_are_least_likely_collecting():
     again = [["JC", "JD", "QC", "QD"], *hands[1:3], ["KC", "QS", "KS", "JS"]]
     fresh.reset(seed=0, options={"deck": deck_for(again)})
     assert fresh.legal_moves("player_0")[agent.act(decision(fresh, "player_0"))] == "pass J"
+
+
+def _shares_by_text(env, agent: str, heuristic: PigHeuristic) -> dict[str, float]:
+    _, policy = heuristic.act_with_policy(decision(env, agent))
+    return {env.legal_moves(agent)[a]: p for a, p in policy.items()}
+
+
+def test_random_ties_share_out_exactly_the_tied_ranks():
+    # player_0 holds J J Q Q with no memory: keep J or Q (1/2 each), then pass the other
+    # player_2 holds A K Q J: keep any of four, then pass one of the other three (1/4 each)
+    hands = [["JC", "JD", "QC", "QD"], ["AC", "AD", "AH", "KD"]]
+    hands += [["AS", "KH", "QH", "JH"], ["KC", "KS", "QS", "JS"]]
+    env = pig_v0.parallel_env()
+    env.reset(seed=0, options={"deck": deck_for(hands)})
+    rank_ties, random_ties = PigHeuristic(), PigHeuristic(seed=1, ties="random")
+    assert _shares_by_text(env, "player_0", random_ties) == {"pass J": 0.5, "pass Q": 0.5}
+    assert _shares_by_text(env, "player_0", rank_ties) == {"pass J": 1.0}  # keeps the higher Q
+    spread = _shares_by_text(env, "player_2", random_ties)
+    assert spread == pytest.approx({f"pass {r}": 0.25 for r in "AKQJ"})
+    # no tie: the same single move either way (player_1 keeps the aces, passes the king)
+    assert _shares_by_text(env, "player_1", random_ties) == {"pass K": 1.0}
+    assert _shares_by_text(env, "player_3", random_ties) == {"pass J": 0.5, "pass Q": 0.5}
+    # act draws from that distribution, reproducibly for a seed
+    draws = [PigHeuristic(seed=s, ties="random").act(decision(env, "player_2")) for s in range(200)]
+    texts = [env.legal_moves("player_2")[a] for a in draws]
+    assert {t: texts.count(t) for t in set(texts)}.keys() == {f"pass {r}" for r in "AKQJ"}
+    assert min(texts.count(f"pass {r}") for r in "AKQJ") > 25
+    again = [PigHeuristic(seed=s, ties="random").act(decision(env, "player_2")) for s in range(200)]
+    assert draws == again
+
+
+def test_random_ties_keep_the_rank_rules_and_the_nose():
+    # the score (received − passed) still decides before chance: J J Q Q after receiving a J
+    hands = [["JC", "QC", "QD", "KC"], ["AC", "AD", "KD", "JH"]]
+    hands += [["AH", "AS", "KH", "QH"], ["JD", "QS", "KS", "JS"]]
+    env = pig_v0.parallel_env(max_passes=10)
+    env.reset(seed=0, options={"deck": deck_for(hands)})
+    step(env, ["pass K", "pass J", "pass K", "pass J"])
+    assert _shares_by_text(env, "player_0", PigHeuristic(ties="random")) == {"pass Q": 1.0}
+    four = [["AC", "AD", "AH", "AS"], ["KC", "KD", "KH", "QS"]]
+    four += [["QC", "QD", "QH", "JS"], ["JC", "JD", "JH", "KS"]]
+    env.reset(seed=0, options={"deck": deck_for(four)})
+    assert _shares_by_text(env, "player_0", PigHeuristic(ties="random")) == {"nose": 1.0}
+
+
+def test_ties_option_is_checked_and_named():
+    assert make("pig/heuristic:ties=random", seed=3).ties == "random"
+    with pytest.raises(ValueError, match="ties must be one of rank, random, got 'coin'"):
+        make("pig/heuristic:ties=coin")

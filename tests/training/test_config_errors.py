@@ -23,6 +23,7 @@ from experiments import train as train_mod
         ({"time_budget_s": "abc"}, "time_budget_s"),
         ({"eval": 5}, "eval"),
         ({"team_play": "maybe"}, "team_play"),
+        ({"deterministic_play": "maybe"}, "deterministic_play"),
         ({"total_timesteps": 0}, "total_timesteps"),
         ({"total_timesteps": -5}, "total_timesteps"),
         ({"checkpoint": {"every": 0}}, "checkpoint.every"),

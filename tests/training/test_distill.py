@@ -92,6 +92,20 @@ def test_a_search_teacher_gives_its_visit_shares_as_the_target(tmp_path):
     assert one.act(decision) == two.act_with_policy(decision)[0]
 
 
+def test_a_pig_heuristic_with_random_ties_gives_its_tie_shares_as_the_target(tmp_path):
+    config = warm_config(
+        tmp_path, game="pig", teacher="heuristic:ties=random", games_per_round=10,
+        behaviour={"heuristic": 1.0},
+    )  # fmt: skip
+    labels = distill.play_and_label(distill._tasks(config, 0, None)[0])
+    assert np.allclose(labels.target.sum(axis=1), 1.0)
+    assert not (labels.target * ~labels.mask).any()
+    assert (labels.target[np.arange(len(labels)), labels.action] > 0).all()  # drawn from it
+    soft = labels.target.max(axis=1) < 1
+    assert soft.any() and (~soft).any()  # ties in some decisions, a single best move in others
+    assert set(np.round(labels.target[soft].max(axis=1), 4)) <= {0.5, 0.3333, 0.25, 0.1667}
+
+
 def test_the_first_round_has_no_student():
     config = tiny_config("kiauliaganys", "unused", warm_start=WARM)
     first = distill._tasks(config, 0, None)

@@ -103,6 +103,38 @@ def test_model_for_another_game_or_player_count_is_refused(tmp_path):
         agents.make("pig/ppo", path=not_a_model)
 
 
+def test_model_plays_as_its_file_says_unless_told_otherwise(tmp_path):
+    require_env("pig")
+    config = tiny_config(
+        "pig", tmp_path / "pig", total_timesteps=256, checkpoint={"every": 10**9},
+        deterministic_play=False,
+    )  # fmt: skip
+    path = train_mod.train(config, progress=False).final_model
+    assert read_metadata(path)["deterministic"] is False
+    sampled = agents.make("pig/ppo", path=path, seed=0)
+    assert sampled.deterministic is False
+    assert agents.make("pig/ppo", path=path, deterministic=True).deterministic is True
+    assert agents.make(f"pig/ppo:path={path},deterministic=true").deterministic is True
+    # a barely trained network is near uniform: sampled moves differ between seeds, argmax not
+    from kiaule_env import pig_v0
+    from tests.pig.test_agents import decision
+
+    env = pig_v0.parallel_env(num_players=4)
+    env.reset(seed=3)
+    moves = {
+        agents.make("pig/ppo", path=path, seed=s).act(decision(env, "player_0")) for s in range(30)
+    }
+    assert len(moves) > 1
+    fixed = agents.make("pig/ppo", path=path, deterministic=True, seed=0)
+    assert {fixed.act(decision(env, "player_0")) for _ in range(10)} == {
+        fixed.act(decision(env, "player_0"))
+    }
+    # files written before the key existed play deterministically
+    meta = read_metadata(path)
+    write_metadata(path, {k: v for k, v in meta.items() if k not in ("deterministic", "format")})
+    assert agents.make("pig/ppo", path=path).deterministic is True
+
+
 def test_resume_from_checkpoint_continues_steps_and_pool(tmp_path):
     require_env("pig")
     config = tiny_config("pig", tmp_path / "run", total_timesteps=1024, checkpoint={"every": 512})
