@@ -71,6 +71,9 @@ DEFAULTS: dict[str, Any] = {
         "snapshot_deterministic": False,
         #: whole opponent lineups by weight instead of one mix draw per side (None: the mix)
         "lineups": None,
+        #: games without teams: the learner's reward is the mean over its seat and the lineup's
+        #: self seats (its copies), as a tournament scores an agent on several seats
+        "team_with_copies": False,
     },
     "policy": {"net_arch": [128, 128], "activation": "tanh"},
     "ppo": {
@@ -231,7 +234,13 @@ def make_learner_env(config: dict[str, Any], index: int = 0):
         snapshot_deterministic=opp["snapshot_deterministic"],
         lineups=opp.get("lineups"),
     )
-    env = LearnerEnv(config["game"], config["env_kwargs"], pool=pool, team_play=config["team_play"])
+    env = LearnerEnv(
+        config["game"],
+        config["env_kwargs"],
+        pool=pool,
+        team_play=config["team_play"],
+        team_with_copies=opp["team_with_copies"],
+    )
     return _resumable_monitor()(env)
 
 

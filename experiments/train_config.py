@@ -30,6 +30,8 @@ class OpponentsConfig(_Section):
     #: whole lineups instead of one draw per side: "member member ..." (clockwise from the
     #: learner's left) -> weight; see agents.training.pool
     lineups: dict[str, Annotated[float, Field(ge=0.0)]] | None = None
+    #: the learner's reward is the mean over its seat and the lineups' self seats (its copies)
+    team_with_copies: bool = False
 
     @field_validator("mix")
     @classmethod
@@ -178,4 +180,25 @@ def validate_config(config: dict[str, Any], source: str = "config") -> dict[str,
         )
     if checked["ppo"]["n_steps"] * checked["n_envs"] < 2:
         raise ValueError(f"{source}: ppo.n_steps × n_envs must be at least 2")
+    _check_team_with_copies(checked, source)
     return checked
+
+
+def _check_team_with_copies(config: dict[str, Any], source: str) -> None:
+    """``opponents.team_with_copies`` needs lineups with ``self`` seats, in a game without teams."""
+    opp = config["opponents"]
+    if not opp.get("team_with_copies"):
+        return
+    from kiaule_env import get_game
+
+    if get_game(config["game"]).teams is not None:
+        raise ValueError(
+            f"{source}: opponents.team_with_copies: only for games without teams "
+            f"({config['game']} has teams: team_play shares the team's reward)"
+        )
+    lineups = opp.get("lineups") or {}
+    if not any(w > 0 and "self" in lineup.split() for lineup, w in lineups.items()):
+        raise ValueError(
+            f"{source}: opponents.team_with_copies: needs opponents.lineups with a 'self' member "
+            "(the copies whose rewards it shares)"
+        )

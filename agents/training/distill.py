@@ -13,8 +13,8 @@ first runs this, then PPO continues from the imitated weights for ``total_timest
    labels so far (the DAgger aggregate): cross-entropy of the masked policy against the teacher's
    policy (a teacher with ``act_with_policy`` gives its distribution: IS-MCTS its root visit
    shares, as AlphaZero's policy targets; ``pig/heuristic:ties=random`` the exact shares of its
-   tied moves; other agents their move, one-hot), and squared error of the value head against the seat's reward
-   at the end of the game.
+   tied moves; other agents their move, one-hot), and squared error of the value head against
+   the seat's reward at the end of the game.
 
 Games are split into fixed chunks with their own seeds, played by ``workers`` processes: the
 labels, and so the network, do not depend on how the chunks were scheduled. Each round's labels

@@ -13,6 +13,12 @@ or at the end of the episode. So the learner's return over an episode equals exa
 total env reward, and no opponent outcome is ever credited to it. A reward that arrives before the
 learner's first decision is paid with its first step.
 
+With ``team_with_copies`` (a lineup option, games without teams) the learner's reward is instead
+the mean of its own seat's and its copies' rewards, the seats the lineup gives to ``self``: the
+score a tournament gives an agent that holds several seats (the mean over its seats). Trained on
+its own reward alone, a learner opposite its copy also learns to win from the copy, which that
+score does not count (``agents/zoo/README.md``, Pig).
+
 Pig (a ParallelEnv, P2) goes through the same idea: each step the learner chooses its seat's
 action, the opponents theirs, and the parallel step is taken; when the learner's seat leaves the
 game (end of the round, or eliminated in a full game, P5/P9) its episode ends.
@@ -32,7 +38,7 @@ import numpy as np
 
 from agents.base import Agent, Decision
 from agents.random_agent import RandomAgent
-from agents.training.pool import OpponentPool
+from agents.training.pool import SELF, OpponentPool
 from kiaule_env import get_game, layout_of_env
 from kiaule_env.core.layout import ObservationLayout
 
@@ -52,6 +58,7 @@ class LearnerEnv(gym.Env):
         pool: OpponentPool | None = None,
         seat: int | None = None,
         team_play: bool = True,
+        team_with_copies: bool = False,
     ):
         self.game = game
         self.game_spec = get_game(game)
@@ -72,11 +79,18 @@ class LearnerEnv(gym.Env):
             raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
         self.fixed_seat = seat
         self.team_play = bool(team_play and self.game_spec.teams is not None)
+        if team_with_copies and self.game_spec.teams is not None:
+            raise ValueError(
+                f"team_with_copies is for games without teams; {game} has teams (team_play)"
+            )
+        self.team_with_copies = bool(team_with_copies)
         if self.pool.lineups:
             mine = self.game_spec.team_of(0) if self.team_play else (0,)
             self.pool.check_sides(len(self._sides_from(0, mine)))
         self.learner_seats: tuple[int, ...] = ()
         self.learner_agents: tuple[str, ...] = ()
+        #: the seats whose rewards make the learner's: its own, and with team_with_copies its copies
+        self.reward_agents: tuple[str, ...] = ()
         self.opponents: dict[int, Agent] = {}
         self.opponent_names: dict[int, str] = {}
         self._cheap: dict[int, bool] = {}
@@ -209,6 +223,12 @@ class LearnerEnv(gym.Env):
                 self._cheap[s] = bool(
                     getattr(agent, "observation_only", False) or isinstance(agent, RandomAgent)
                 )
+        copies = [
+            self.possible_agents[s]
+            for s, member in sorted(self.opponent_names.items())
+            if self.team_with_copies and member.startswith(f"{SELF}:")
+        ]
+        self.reward_agents = self.learner_agents + tuple(copies)
         self._last_result = None
         self._last_truncations = {}
         env_seed = int(rng.integers(2**31))
@@ -222,14 +242,16 @@ class LearnerEnv(gym.Env):
 
     # ------------------------------------------------------------------ AEC play
     def _collect(self) -> None:
-        """Add the learner's own reward of the last env step to the pending sum."""
-        rewards = self.env.rewards
-        if len(self.learner_agents) == 1:
-            self._pending += rewards.get(self.learner_agents[0], 0.0)
-        else:  # a team shares one reward (K1): count it once
-            self._pending += sum(rewards.get(a, 0.0) for a in self.learner_agents) / len(
-                self.learner_agents
-            )
+        """Add the learner's reward of the last env step to the pending sum."""
+        self._pending += self._reward_of(self.env.rewards)
+
+    def _reward_of(self, rewards: dict[str, float]) -> float:
+        """The learner's reward in one step's ``rewards``: its seat's; a team's shared reward
+        counted once (K1); with copies, the mean over its seat and theirs."""
+        agents = self.reward_agents
+        if len(agents) == 1:
+            return rewards.get(agents[0], 0.0)
+        return sum(rewards.get(a, 0.0) for a in agents) / len(agents)
 
     def _learner_done(self) -> bool:
         env = self.env
@@ -338,7 +360,7 @@ class LearnerEnv(gym.Env):
         observations, rewards, terminations, truncations, infos = env.step(actions)
         self.timing["env"] += time.perf_counter() - t2
         self.timing["opponents"] += t2 - t
-        self._pending += rewards.get(learner, 0.0)
+        self._pending += self._reward_of(rewards)
         self._parallel_obs = observations
         self._last_truncations = truncations
         for info in infos.values():

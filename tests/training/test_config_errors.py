@@ -30,6 +30,16 @@ from experiments import train as train_mod
         ({"checkpoint": {"every": -5}}, "checkpoint.every"),
         ({"opponents": {"mix": {"random": 0}}}, "opponents.mix"),
         ({"seed": -1}, "seed"),
+        ({"opponents": {"team_with_copies": True}}, "team_with_copies: needs opponents.lineups"),
+        (
+            {
+                "opponents": {
+                    "team_with_copies": True,
+                    "lineups": {"heuristic heuristic heuristic": 1},
+                }
+            },
+            "with a 'self' member",
+        ),
     ],
 )
 def test_bad_values_are_refused_naming_the_key(overrides, message):
@@ -109,3 +119,8 @@ def test_resume_with_timesteps_below_the_checkpoints_is_refused(capsys):
     err = capsys.readouterr().err
     assert info.value.code == 2
     assert "is the total to reach" in err and "3300" in err
+
+
+def test_team_with_copies_is_refused_for_a_game_with_teams():
+    with pytest.raises(ValueError, match="team_with_copies: only for games without teams"):
+        train_mod.resolve_config({"game": "kozel", "opponents": {"team_with_copies": True}})

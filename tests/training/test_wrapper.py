@@ -156,3 +156,45 @@ def test_learner_illegal_action_raises_naming_the_legal_moves():
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     with pytest.raises(ValueError, match="legal moves"):
         env.step(illegal)
+
+
+@pytest.mark.parametrize("game", ["pig", "kiauliaganys"])
+def test_team_with_copies_pays_the_mean_of_the_learner_and_its_copies(game):
+    """``opponents.team_with_copies``: the learner's return is the mean of its seat's and the
+    ``self`` seats' rewards (P9, G12), the tournament's score of an agent on two seats; the
+    other seats' rewards never count. Without the option it is the seat's own reward."""
+    from tests.training.test_pool_policy import tiny_policy
+
+    require_env(game)
+    kwargs = {"num_players": 4}
+    returns = {}
+    for shared in (False, True):
+        pool = OpponentPool(game, {"random": 1.0}, lineups={"random self random": 1.0})
+        env = LearnerEnv(game, kwargs, pool=pool, team_with_copies=shared)
+        pool.add_snapshot(
+            tiny_policy(obs=env.observation_space.shape[0], actions=env.action_space.n)
+        )
+        env.reset(seed=5)
+        rng = np.random.default_rng(5)
+        totals = []
+        for episode in range(16):
+            seat = episode % 4
+            deck = pig_deck(episode) if game == "pig" else shuffled_texts("52", episode)
+            total, _, info, _ = play_episode(
+                env, rng, {"seat": seat, "env_options": {"deck": deck}}
+            )
+            copy = (seat + 2) % 4
+            assert env.reward_agents == (
+                (f"player_{seat}", f"player_{copy}") if shared else (f"player_{seat}",)
+            )
+            mine = expected_return(game, info["result"], seat, 4)
+            theirs = expected_return(game, info["result"], copy, 4)
+            assert total == pytest.approx((mine + theirs) / 2 if shared else mine)
+            totals.append(total)
+        returns[shared] = totals
+    assert returns[True] != returns[False]
+
+
+def test_team_with_copies_is_refused_for_team_games():
+    with pytest.raises(ValueError, match="team_with_copies is for games without teams; kozel"):
+        LearnerEnv("kozel", {}, pool=OpponentPool("kozel"), team_with_copies=True)
