@@ -37,7 +37,14 @@ PREVIOUS: dict[str, dict[str, Any]] = {
         "warm_start": None,
     },
     "pig": {
-        "opponents": {"mix": {"heuristic": 0.7, "self": 0.3}, "snapshot_every": 40000},
+        "deterministic_play": True,
+        "opponents": {
+            "mix": {"heuristic": 0.7, "self": 0.3},
+            "snapshot_every": 40000,
+            "max_snapshots": 8,
+            "lineups": None,  # the mix, drawn per seat (today's file has lineups)
+            "team_with_copies": False,
+        },
         "policy": {"net_arch": [64, 64], "activation": "tanh"},
         "ppo": {"learning_rate": 3e-4, "n_steps": 256, "batch_size": 512, "n_epochs": 4},
         "warm_start": None,

@@ -9,8 +9,9 @@ the G10 turn cap ends a cycle) and "after" with the default ``repetition=3``. Fo
 of deals ended by the cap and by repetition, the median deal length in turns, and the games/s of
 the one play loop (:func:`kiaule_env.core.play.play_episode`, one process).
 
-Pig: one round and full games (P5) between ``pig/heuristic`` on every seat, the zoo's ``pig/ppo``
-on every seat, and the two alternating; the share of episodes, and of rounds, ended by
+Pig: one round and full games (P5) between ``pig/heuristic`` on every seat (with its default
+rank tie-breaks, and with ``ties=random``), the zoo's ``pig/ppo`` on every seat, and
+``pig/heuristic`` and ``pig/ppo`` alternating; the share of episodes, and of rounds, ended by
 ``max_passes`` (P4) and by a cut nose race (P3 ``max_race_steps``). Pig's rules are not changed.
 
 Every game is seeded (deal ``d`` is ``reset(seed=d)``, seat ``s`` plays with agent seed
@@ -98,8 +99,12 @@ class _RoundCounter:
 
 
 def pig_lineups(skip_ppo: bool = False) -> list[tuple[str, list[str]]]:
-    """The Pig lineups measured (4 players): heuristic, the zoo's ppo, and both alternating."""
-    lineups = [("heuristic ×4", ["pig/heuristic"] * 4)]
+    """The Pig lineups measured (4 players): the heuristic (its ties by rank, and at random), the
+    zoo's ppo, and heuristic and ppo alternating."""
+    lineups = [
+        ("heuristic ×4", ["pig/heuristic"] * 4),
+        ("heuristic:ties=random ×4", ["pig/heuristic:ties=random"] * 4),
+    ]
     if not skip_ppo:
         lineups += [
             ("ppo ×4", ["pig/ppo"] * 4),

@@ -104,11 +104,16 @@ DEFAULTS: dict[str, Any] = {
 
 
 # ---------------------------------------------------------------------- configuration
+#: config dicts that an override replaces instead of merging into
+REPLACED = ("mix", "lineups")
+
+
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """``base`` updated by ``override``, recursing into dicts (``mix`` dicts are replaced)."""
+    """``base`` updated by ``override``, recursing into dicts; the weighted sets ``mix`` and
+    ``lineups`` are replaced whole (``--set 'opponents.lineups={...}'`` gives exactly those)."""
     out = copy.deepcopy(base)
     for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict) and key != "mix":
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and key not in REPLACED:
             out[key] = deep_merge(out[key], value)
         else:
             out[key] = copy.deepcopy(value)
@@ -242,6 +247,17 @@ def make_learner_env(config: dict[str, Any], index: int = 0):
         team_with_copies=opp["team_with_copies"],
     )
     return _resumable_monitor()(env)
+
+
+def plays_self(config: dict[str, Any]) -> bool:
+    """Whether the opponents draw the learner's snapshots: ``self`` in the lineups when there
+    are lineups (they replace the mix), else in the mix."""
+    from agents.training.pool import SELF, lineups_seat_self
+
+    opp = config["opponents"]
+    if opp.get("lineups"):
+        return lineups_seat_self(opp["lineups"])
+    return opp["mix"].get(SELF, 0) > 0
 
 
 def make_vec_env(config: dict[str, Any]):
@@ -557,9 +573,7 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     timing = cb.TimingCallback()
     budget = cb.TimeBudgetCallback(config["time_budget_s"])
     ckpt = cb.CheckpointCallback(config["checkpoint"]["every"], save_checkpoint, stop)
-    selfplay_every = (
-        config["opponents"]["snapshot_every"] if "self" in config["opponents"]["mix"] else 0
-    )
+    selfplay_every = config["opponents"]["snapshot_every"] if plays_self(config) else 0
     selfplay = cb.SelfPlayCallback(selfplay_every)
     resumable.update(selfplay=selfplay, checkpoint=ckpt, eval=eval_cb)
     if resume is not None:

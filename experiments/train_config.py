@@ -196,8 +196,9 @@ def _check_team_with_copies(config: dict[str, Any], source: str) -> None:
             f"{source}: opponents.team_with_copies: only for games without teams "
             f"({config['game']} has teams: team_play shares the team's reward)"
         )
-    lineups = opp.get("lineups") or {}
-    if not any(w > 0 and "self" in lineup.split() for lineup, w in lineups.items()):
+    from agents.training.pool import lineups_seat_self
+
+    if not lineups_seat_self(opp.get("lineups")):
         raise ValueError(
             f"{source}: opponents.team_with_copies: needs opponents.lineups with a 'self' member "
             "(the copies whose rewards it shares)"

@@ -27,6 +27,11 @@ from agents.training.policy import NumpyPolicy, PolicyAgent
 SELF = "self"
 
 
+def lineups_seat_self(lineups: Mapping[str, float] | None) -> bool:
+    """Whether any lineup with a positive weight seats the learner's snapshots (``self``)."""
+    return any(w > 0 and SELF in lineup.split() for lineup, w in (lineups or {}).items())
+
+
 class OpponentPool:
     """Draws opponents by a weighted mix; keeps the newest ``max_snapshots`` snapshots."""
 

@@ -249,3 +249,29 @@ def test_export_for_play_loads_everywhere_and_registers_by_name(tmp_path):
     assert agent.policy.act(obs, mask) == full.policy.act(obs, mask)
     with pytest.raises(ValueError, match="its name must start with pig/"):
         learned.register_model(exported, "kozel/ppo-x")
+
+
+def test_overrides_replace_weighted_sets_and_snapshots_follow_the_lineups():
+    """``--set opponents.lineups={...}`` gives exactly those lineups (like ``mix``, not merged
+    into the file's), and snapshots are taken when a lineup seats ``self`` though the mix has
+    none."""
+    base = train_mod.resolve_config("pig")
+    assert len(base["opponents"]["lineups"]) == 2
+    one = {"heuristic self heuristic": 1.0}
+    merged = train_mod.deep_merge(base, {"opponents": {"lineups": one}})
+    assert merged["opponents"]["lineups"] == one
+    assert merged["opponents"]["snapshot_every"] == base["opponents"]["snapshot_every"]
+    parsed = train_mod.parse_set(
+        ['opponents.lineups={"random random random": 1}', "opponents.team_with_copies=false"]
+    )
+    assert train_mod.resolve_config("pig", parsed)["opponents"]["lineups"] == {
+        "random random random": 1
+    }
+    no_self_mix = {"mix": {"heuristic": 1.0}}
+    assert train_mod.plays_self(train_mod.deep_merge(base, {"opponents": no_self_mix}))
+    assert not train_mod.plays_self(
+        train_mod.deep_merge(
+            base, {"opponents": {**no_self_mix, "lineups": {"random random random": 1.0}}}
+        )
+    )
+    assert train_mod.plays_self(train_mod.resolve_config("kiauliaganys"))  # mix with self
