@@ -15,9 +15,9 @@ learner's first decision is paid with its first step.
 
 With ``team_with_copies`` (a lineup option, games without teams) the learner's reward is instead
 the mean of its own seat's and its copies' rewards, the seats the lineup gives to ``self``: the
-score a tournament gives an agent that holds several seats (the mean over its seats). Trained on
-its own reward alone, a learner opposite its copy also learns to win from the copy, which that
-score does not count (``agents/zoo/README.md``, Pig).
+score a tournament gives an agent that holds several seats (the mean over its seats). On its own
+reward alone, a learner opposite its copy is also paid for taking rounds from the copy, which
+that score does not count (``agents/zoo/README.md``, Pig).
 
 Pig (a ParallelEnv, P2) goes through the same idea: each step the learner chooses its seat's
 action, the opponents theirs, and the parallel step is taken; when the learner's seat leaves the
