@@ -70,7 +70,10 @@ def match(game: str, a: str, b: str, games: int, work: Path, workers: int | None
 
 
 def seconds_per_move(game: str, name: str, seed: int = 0) -> float:
-    """Mean seconds of the search agent's decisions with a choice, in one seeded game."""
+    """Mean seconds of the search agent's decisions with a choice, in three seeded games against
+    heuristics. The first such decision is played untimed: it loads the compiled twin (numba's
+    cache, about a second), which a process running its tournaments in-process had already
+    paid and one with worker processes had not."""
     from agents.registry import make
     from kiaule_env import get_game
     from kiaule_env.core.play import play_episode
@@ -79,8 +82,12 @@ def seconds_per_move(game: str, name: str, seed: int = 0) -> float:
     timed: list[float] = []
     inner = agent.act
 
+    warmed = False
+
     def act(decision):
-        if len(decision.legal_moves) < 2:
+        nonlocal warmed
+        if len(decision.legal_moves) < 2 or not warmed:
+            warmed = warmed or len(decision.legal_moves) >= 2
             return inner(decision)
         start = time.perf_counter()
         action = inner(decision)
