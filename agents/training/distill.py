@@ -201,7 +201,7 @@ def _tasks(config: dict[str, Any], round_index: int, student: NumpyPolicy | None
                 "behaviour": behaviour,
                 "student": None if student is None else student.to_arrays(),
                 "games": min(CHUNK, games - first),
-                "deterministic_play": bool(config.get("deterministic_play", True)),
+                "deterministic_play": bool(config["deterministic_play"]),
                 "seed": int(config["seed"]) * 1_000_003 + round_index * 10_007 + chunk,
             }
         )

@@ -223,11 +223,15 @@ class LearnerEnv(gym.Env):
                 self._cheap[s] = bool(
                     getattr(agent, "observation_only", False) or isinstance(agent, RandomAgent)
                 )
-        copies = [
-            self.possible_agents[s]
-            for s, member in sorted(self.opponent_names.items())
-            if self.team_with_copies and member.startswith(f"{SELF}:")
-        ]
+        copies = (
+            [
+                self.possible_agents[s]
+                for s, member in sorted(self.opponent_names.items())
+                if member.startswith(f"{SELF}:")
+            ]
+            if self.team_with_copies
+            else []
+        )
         self.reward_agents = self.learner_agents + tuple(copies)
         self._last_result = None
         self._last_truncations = {}
