@@ -426,8 +426,9 @@ def markdown_report(
         "Every tournament replays each shuffled deal as a stacked deck with the seats rotated, so "
         "every agent plays every hand from every seat (duplicate deals). Mean rewards carry 95% "
         "confidence intervals paired over deals (Student t over per-deal means); win rate is the "
-        "share of games with a positive reward; ratings are OpenSkill (Plackett–Luce) μ ± σ. "
-        "Rows are ranked by mean reward.",
+        "share of games with a positive reward, its interval a Clopper–Pearson interval at the "
+        "paired effective sample size (inside [0, 1]); ratings are OpenSkill (Plackett–Luce) "
+        "μ ± σ. Rows are ranked by mean reward.",
         "",
         "## Results",
         "",

@@ -7,6 +7,14 @@ deal, every seat, every lineup) is one observation, and the 95% interval is Stud
 deal means. The luck of the cards cancels within a deal, which is what makes the interval paired
 and narrow.
 
+Shares (win rates, head-to-head scores) live in [0, 1], and a t interval around them can leave it
+or collapse to a point when every deal has the same share. They get the Korn–Graubard interval
+(Korn & Graubard 1998, the one survey statistics uses for clustered proportions): a
+Clopper–Pearson interval at the *effective* sample size ``p(1 − p) / var`` of the paired variance
+over deals, scaled by ``(z / t)²`` for the few-deals case and never more than the number of games.
+It stays inside [0, 1], and with no variance between deals it is the Clopper–Pearson interval of
+all the games, never a point.
+
 Ratings come from OpenSkill (Plackett–Luce, Weng & Lin 2011) via the maintained ``openskill``
 library; nothing here re-implements rating math.
 """
@@ -17,36 +25,17 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 
-#: exact two-sided 95% Student t quantiles for the small degrees of freedom the series is worst at
-_T975_EXACT = {3: 3.182446305, 4: 2.776445105, 5: 2.570581836, 6: 2.446911851}
+from scipy import stats as scipy_stats
 
 
 def t_quantile(p: float, df: int) -> float:
-    """Quantile ``p`` of Student's t with ``df`` degrees of freedom.
-
-    Exact for ``df`` 1 and 2 (closed forms); otherwise the Cornish–Fisher expansion of
-    Abramowitz & Stegun 26.7.5 (error below 0.2% from ``df = 3``, below 1e-4 from ``df = 7``),
-    with exact values for the 97.5% quantile at ``df`` 3–6. Numpy has no t distribution and SciPy
-    is not a dependency.
-    """
+    """Quantile ``p`` of Student's t with ``df`` degrees of freedom (``scipy.stats.t``)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p}")
     if df < 1:
         raise ValueError(f"df must be at least 1, got {df}")
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
-    if abs(p - 0.975) < 1e-12 and df in _T975_EXACT:
-        return _T975_EXACT[df]
-    z = NormalDist().inv_cdf(p)
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
-    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+    return float(scipy_stats.t.ppf(p, df))
 
 
 @dataclass(frozen=True)
@@ -88,6 +77,49 @@ def paired_mean_ci(values_by_deal: Mapping[int, Sequence[float]], level: float =
     """
     deal_means = [math.fsum(v) / len(v) for _, v in sorted(values_by_deal.items()) if v]
     return mean_ci(deal_means, level)
+
+
+def paired_proportion_ci(
+    values_by_deal: Mapping[int, Sequence[float]], level: float = 0.95
+) -> Estimate:
+    """Share (values in [0, 1]) over all values with the Korn–Graubard interval over deals.
+
+    The point estimate is that of :func:`paired_mean_ci`; the interval is Clopper–Pearson at the
+    effective sample size ``n* = p(1 − p) / v · (z / t_{deals−1})²``, where ``v`` is the paired
+    variance of the mean over per-deal means, truncated at the number of values (module
+    docstring). ``lo``/``hi`` are None with fewer than 2 deals, like every paired interval.
+    """
+    deals = [v for _, v in sorted(values_by_deal.items()) if v]
+    for values in deals:
+        if any(not 0.0 <= x <= 1.0 for x in values):
+            raise ValueError(f"a proportion's values must lie in [0, 1], got {list(values)}")
+    estimate = paired_mean_ci(dict(enumerate(deals)), level)
+    if estimate.lo is None or estimate.hi is None:
+        return estimate
+    p, n_deals = estimate.mean, estimate.n
+    observations = sum(len(v) for v in deals)
+    deal_means = [math.fsum(v) / len(v) for v in deals]
+    variance = math.fsum((m - p) ** 2 for m in deal_means) / (n_deals - 1) / n_deals
+    t = t_quantile(0.5 + level / 2, n_deals - 1)
+    z = float(scipy_stats.norm.ppf(0.5 + level / 2))
+    n_eff = float(observations)
+    if variance > 0.0:
+        n_eff = min(n_eff, p * (1.0 - p) / variance * (z / t) ** 2)
+    lo, hi = clopper_pearson(p * n_eff, n_eff, level)
+    return Estimate(p, lo, hi, n_deals)
+
+
+def clopper_pearson(successes: float, trials: float, level: float = 0.95) -> tuple[float, float]:
+    """Clopper–Pearson interval for ``successes`` of ``trials`` (both may be fractional, as the
+    effective counts of :func:`paired_proportion_ci` are): Beta quantiles, 0 and 1 at the ends."""
+    if trials <= 0 or not 0.0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials > 0, got {successes}/{trials}")
+    alpha = 1.0 - level
+    failures = trials - successes
+    beta = scipy_stats.beta
+    lo = 0.0 if successes <= 0 else float(beta.ppf(alpha / 2, successes, failures + 1))
+    hi = 1.0 if failures <= 0 else float(beta.ppf(1 - alpha / 2, successes + 1, failures))
+    return lo, hi
 
 
 # ---------------------------------------------------------------------------- per game view
@@ -151,7 +183,8 @@ class AgentSummary:
 def agent_summaries(
     games: Sequence[GameStats], agents: Sequence[str], level: float = 0.95
 ) -> dict[str, AgentSummary]:
-    """Mean reward and win rate with paired intervals, and OpenSkill ratings, per agent."""
+    """Mean reward (paired t interval) and win rate (paired proportion interval), and OpenSkill
+    ratings, per agent."""
     rewards: dict[str, dict[int, list[float]]] = {a: defaultdict(list) for a in agents}
     wins: dict[str, dict[int, list[float]]] = {a: defaultdict(list) for a in agents}
     counts = dict.fromkeys(agents, 0)
@@ -167,7 +200,7 @@ def agent_summaries(
             name=a,
             games=counts[a],
             reward=paired_mean_ci(rewards[a], level),
-            win_rate=paired_mean_ci(wins[a], level),
+            win_rate=paired_proportion_ci(wins[a], level),
             rating_mu=ratings[a][0],
             rating_sigma=ratings[a][1],
         )
@@ -236,7 +269,7 @@ def head_to_head(
                 continue
             out[a, b] = HeadToHead(
                 games=sum(len(v) for v in score[a, b].values()),
-                score=paired_mean_ci(score[a, b], level),
+                score=paired_proportion_ci(score[a, b], level),
                 reward_diff=paired_mean_ci(diff[a, b], level),
             )
     return out

@@ -99,7 +99,8 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
             "seat_rotations": [list(r) for r in schedule.rotations],
             "teams": [list(t) for t in spec.teams] if spec.teams else None,
             "confidence": 0.95,
-            "interval": "Student t over per-deal means (duplicate deals, paired)",
+            "interval": "Student t over per-deal means (duplicate deals, paired); win rates and "
+            "head-to-head scores: Korn-Graubard Clopper-Pearson at the paired effective size",
             "rating": "OpenSkill Plackett-Luce (openskill library), games in canonical order",
         },
         "games": len(outcome.games),

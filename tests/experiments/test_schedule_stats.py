@@ -6,8 +6,19 @@ import math
 from collections import Counter
 
 import pytest
+from scipy import stats as scipy_stats
 
-from experiments.stats import GameStats, Side, head_to_head, mean_ci, paired_mean_ci, t_quantile
+from experiments.stats import (
+    GameStats,
+    Side,
+    agent_summaries,
+    clopper_pearson,
+    head_to_head,
+    mean_ci,
+    paired_mean_ci,
+    paired_proportion_ci,
+    t_quantile,
+)
 from experiments.tournament.schedule import (
     GameKey,
     agent_seed,
@@ -27,7 +38,7 @@ KOZEL_TEAMS = ((0, 2), (1, 3))
      (30, 2.0423), (120, 1.9799)],
 )  # fmt: skip
 def test_t_quantile_matches_the_table(df, expected):
-    assert t_quantile(0.975, df) == pytest.approx(expected, abs=2e-3)
+    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
 
 
 def test_mean_ci_is_student_t():
@@ -46,6 +57,84 @@ def test_paired_interval_uses_deal_means_not_games():
     assert est.n == 5 and est.half_width == pytest.approx(0.0)
     unpaired = mean_ci([x for v in by_deal.values() for x in v])
     assert unpaired.half_width > 2.0
+
+
+def test_proportion_interval_stays_in_the_unit_interval_with_few_deals():
+    # 3 deals with shares 0.5, 0, 1: the t interval is [-0.74, 1.74]
+    by_deal = {0: [1.0, 0.0], 1: [0.0, 0.0], 2: [1.0, 1.0]}
+    assert paired_mean_ci(by_deal).lo < 0
+    est = paired_proportion_ci(by_deal)
+    assert est.mean == 0.5 and est.n == 3
+    assert 0.0 <= est.lo < 0.5 < est.hi <= 1.0
+    # n* = p(1-p)/v · (z/t_2)² with v = var(deal means)/deals = (1/4)/3
+    n_eff = 0.25 / (0.25 / 3) * (scipy_stats.norm.ppf(0.975) / scipy_stats.t.ppf(0.975, 2)) ** 2
+    assert (est.lo, est.hi) == pytest.approx(clopper_pearson(0.5 * n_eff, n_eff), rel=1e-6)
+
+
+def test_proportion_interval_with_equal_deals_is_never_a_point():
+    # every deal's share is 1/4 (a duplicate set-up can do this): no variance between deals
+    by_deal = {d: [1.0, 0.0, 0.0, 0.0] for d in range(100)}
+    assert paired_mean_ci(by_deal).half_width == 0.0
+    est = paired_proportion_ci(by_deal)
+    # Clopper-Pearson over all 400 games: 100 successes
+    lo = scipy_stats.beta.ppf(0.025, 100, 301)
+    hi = scipy_stats.beta.ppf(0.975, 101, 300)
+    assert (est.lo, est.hi) == pytest.approx((lo, hi), rel=1e-9)
+    assert est.lo < 0.25 < est.hi
+
+
+def test_proportion_interval_at_the_ends():
+    zeros = paired_proportion_ci({d: [0.0, 0.0] for d in range(10)})
+    assert zeros.lo == 0.0 and zeros.hi == pytest.approx(1 - 0.025 ** (1 / 20))
+    ones = paired_proportion_ci({d: [1.0] for d in range(5)})
+    assert ones.hi == 1.0 and ones.lo == pytest.approx(0.025 ** (1 / 5))
+    assert paired_proportion_ci({0: [1.0, 0.0]}).lo is None
+    assert paired_proportion_ci({}).n == 0
+
+
+def test_proportion_interval_counts_deals_when_their_games_agree():
+    # all 4 games of a deal share one outcome: 200 deals are 200 observations, not 800 games
+    by_deal = {d: [float(d % 2)] * 4 for d in range(200)}
+    est = paired_proportion_ci(by_deal)
+    assert est.mean == 0.5
+    assert est.half_width == pytest.approx(paired_mean_ci(by_deal).half_width, rel=0.05)
+    games_lo, games_hi = clopper_pearson(400, 800)
+    assert est.half_width > 1.8 * (games_hi - games_lo) / 2
+
+
+def test_proportion_interval_is_never_narrower_than_the_games_binomial():
+    # deal shares alternate 0.4 / 0.6: tiny variance between deals, n* is truncated at the games
+    by_deal = {d: [1.0, 1.0, 0.0, 0.0, float(d % 2)] for d in range(400)}
+    est = paired_proportion_ci(by_deal)
+    assert paired_mean_ci(by_deal).half_width < est.half_width
+    assert (est.lo, est.hi) == pytest.approx(clopper_pearson(1000, 2000), rel=1e-9)
+
+
+def test_proportion_interval_refuses_values_outside_the_unit_interval():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        paired_proportion_ci({0: [1.5], 1: [0.0]})
+    with pytest.raises(ValueError, match="trials"):
+        clopper_pearson(3, 2)
+
+
+def test_win_rates_and_head_to_head_scores_are_proportion_intervals():
+    # two deals, each played twice with the seats swapped; "a" wins 1 of 2, then 2 of 2
+    games = [
+        GameStats(
+            d, seats, rewards, tuple(Side((s,), r) for s, r in zip(seats, rewards, strict=True))
+        )
+        for d, seats, rewards in [
+            (0, ("a", "b"), (1.0, -1.0)),
+            (0, ("b", "a"), (1.0, -1.0)),
+            (1, ("a", "b"), (1.0, -1.0)),
+            (1, ("b", "a"), (-1.0, 1.0)),
+        ]
+    ]
+    summary = agent_summaries(games, ["a", "b"])["a"]
+    assert summary.win_rate.mean == 0.75
+    assert summary.win_rate.lo >= 0.0 and summary.win_rate.hi == 1.0
+    score = head_to_head(games, ["a", "b"])["b", "a"].score
+    assert score.mean == 0.25 and 0.0 <= score.lo < 1e-6 and 0.5 < score.hi <= 1.0
 
 
 def test_head_to_head_compares_opposing_sides_only():
