@@ -26,16 +26,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from scipy import stats as scipy_stats
-
 
 def t_quantile(p: float, df: int) -> float:
-    """Quantile ``p`` of Student's t with ``df`` degrees of freedom (``scipy.stats.t``)."""
+    """Quantile ``p`` of Student's t with ``df`` degrees of freedom (SciPy's ``stdtrit``, what
+    ``scipy.stats.t.ppf`` calls; ``scipy.special`` is imported when first needed, as it loads
+    in a fraction of ``scipy.stats``'s time)."""
+    from scipy import special
+
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p}")
     if df < 1:
         raise ValueError(f"df must be at least 1, got {df}")
-    return float(scipy_stats.t.ppf(p, df))
+    return float(special.stdtrit(df, p))
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ def paired_proportion_ci(
     variance of the mean over per-deal means, truncated at the number of values (module
     docstring). ``lo``/``hi`` are None with fewer than 2 deals, like every paired interval.
     """
+    from scipy import special
+
     deals = [v for _, v in sorted(values_by_deal.items()) if v]
     for values in deals:
         if any(not 0.0 <= x <= 1.0 for x in values):
@@ -101,7 +105,7 @@ def paired_proportion_ci(
     deal_means = [math.fsum(v) / len(v) for v in deals]
     variance = math.fsum((m - p) ** 2 for m in deal_means) / (n_deals - 1) / n_deals
     t = t_quantile(0.5 + level / 2, n_deals - 1)
-    z = float(scipy_stats.norm.ppf(0.5 + level / 2))
+    z = float(special.ndtri(0.5 + level / 2))
     n_eff = float(observations)
     if variance > 0.0:
         n_eff = min(n_eff, p * (1.0 - p) / variance * (z / t) ** 2)
@@ -111,14 +115,17 @@ def paired_proportion_ci(
 
 def clopper_pearson(successes: float, trials: float, level: float = 0.95) -> tuple[float, float]:
     """Clopper–Pearson interval for ``successes`` of ``trials`` (both may be fractional, as the
-    effective counts of :func:`paired_proportion_ci` are): Beta quantiles, 0 and 1 at the ends."""
+    effective counts of :func:`paired_proportion_ci` are): Beta quantiles (SciPy's
+    ``betaincinv``, what ``scipy.stats.beta.ppf`` calls), 0 and 1 at the ends."""
+    from scipy import special
+
     if trials <= 0 or not 0.0 <= successes <= trials:
         raise ValueError(f"need 0 <= successes <= trials and trials > 0, got {successes}/{trials}")
     alpha = 1.0 - level
     failures = trials - successes
-    beta = scipy_stats.beta
-    lo = 0.0 if successes <= 0 else float(beta.ppf(alpha / 2, successes, failures + 1))
-    hi = 1.0 if failures <= 0 else float(beta.ppf(1 - alpha / 2, successes + 1, failures))
+    inverse = special.betaincinv
+    lo = 0.0 if successes <= 0 else float(inverse(successes, failures + 1, alpha / 2))
+    hi = 1.0 if failures <= 0 else float(inverse(successes + 1, failures, 1 - alpha / 2))
     return lo, hi
 
 

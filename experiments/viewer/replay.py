@@ -56,8 +56,8 @@ def _record_from(data: Any) -> GameRecord | None:
     if isinstance(data.get("record"), dict):
         data = data["record"]
     try:
-        return GameRecord.from_json(json.dumps(data))
-    except (ValueError, TypeError):
+        return GameRecord.from_dict(data)  # checked like from_json, without a second parse
+    except ValueError:
         return None
 
 

@@ -8,12 +8,14 @@ the game has that rule) and the longest game. :func:`write_samples` writes their
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from experiments.viewer.replay import GAMES_FILE, load_game, read_records
+from experiments.viewer.replay import GAMES_FILE, LoadedGame, check_env_id
 from kiaule_env import ENV_MODULES
+from kiaule_env.core.records import GameRecord
 
 #: the folder of the sample pages inside a results folder
 SAMPLES_DIR = "samples"
@@ -74,14 +76,12 @@ def write_samples(out: str | Path) -> list[Sample]:
     path = out / GAMES_FILE
     if not path.is_file():
         return []
-    try:
-        records = read_records(path)
-    except ValueError:
+    lines = _record_lines(path)
+    if not lines:
         return []
-    if any(record.env_id not in ENV_MODULES for record, _ in records):
+    if any(line["record"].get("env_id") not in ENV_MODULES for line in lines):
         return []  # a game outside the suite (a test's toy game): nothing to show
-    lines = [line for _, line in records]
-    samples = pick_samples(lines, [len(record.moves) for record, _ in records])
+    samples = pick_samples(lines, [_move_count(line["record"]) for line in lines])
     folder = out / SAMPLES_DIR
     written: list[Sample] = []
     pages: dict[int, Path] = {}
@@ -93,7 +93,7 @@ def write_samples(out: str | Path) -> list[Sample]:
             if sample.index in pages:
                 target.write_bytes(pages[sample.index].read_bytes())
             else:
-                loaded = load_game(path, sample.index)
+                loaded = _loaded(lines, sample.index, path)
                 loaded.source = GAMES_FILE
                 write_viewer(loaded, target)
                 pages[sample.index] = target
@@ -103,6 +103,48 @@ def write_samples(out: str | Path) -> list[Sample]:
                 Sample(sample.name, sample.label, sample.index, sample.key, error=str(exc))
             )
     return written
+
+
+def _record_lines(path: Path) -> list[dict[str, Any]]:
+    """The lines of ``path`` that hold a record, in file order, each parsed once.
+
+    Only the sample games' records are checked and replayed (:func:`_loaded`): checking every
+    record of a large tournament cost more than playing it. A tournament checks its lines'
+    records when it resumes, so its indices are those of :func:`read_records`.
+    """
+    lines = []
+    with path.open() as f:
+        for text in f:
+            if not text.strip():
+                continue
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(data, dict) and isinstance(data.get("record"), dict):
+                lines.append(data)
+    return lines
+
+
+def _move_count(record: dict[str, Any]) -> int:
+    moves = record.get("moves")
+    return len(moves) if isinstance(moves, list) else 0
+
+
+def _loaded(lines: list[dict[str, Any]], index: int, path: Path) -> LoadedGame:
+    """Sample ``index`` as :func:`load_game` would load it, its record checked (``ValueError``)."""
+    line = lines[index]
+    record = GameRecord.from_dict(line["record"], f"{path}: game {index}")
+    check_env_id(record.env_id, path)
+    key, seats = line.get("key"), line.get("seats")
+    return LoadedGame(
+        record=record,
+        source=str(path),
+        index=index,
+        count=len(lines),
+        seats=list(seats) if isinstance(seats, list) else None,
+        key=list(key) if isinstance(key, list) else None,
+    )
 
 
 def samples_text(samples: list[Sample], out: str | Path) -> str:
