@@ -40,6 +40,7 @@ from experiments.cli_args import (
     positive_float,
     positive_int,
 )
+from experiments.outdir import claim_output, write_atomic
 from experiments.tournament import (
     BackendUnavailable,
     TournamentConfig,
@@ -49,6 +50,7 @@ from experiments.tournament import (
     teamplay,
     usable_agents,
 )
+from experiments.tournament.fingerprint import code_fingerprint
 from experiments.tournament.report import (
     LEADERBOARD_HEADER,
     endings_rows,
@@ -64,6 +66,8 @@ PUBLISHED = Path(__file__).resolve().parent / "results" / "benchmark"
 PUBLISHED_TEXT = "experiments/results/benchmark"
 DEFAULT_WORK = Path("runs/benchmark")
 DEFAULT_OUT = DEFAULT_WORK / "report"
+#: the owner named in the report folder's marker (:mod:`experiments.outdir`)
+OWNER = "kiaule benchmark"
 
 
 @dataclass(frozen=True)
@@ -151,29 +155,8 @@ def _work_dir(work: Path, config: TournamentConfig) -> Path:
     and zoo models: a changed rule or model gets a fresh folder instead of stale results.
     """
     digest = hashlib.sha1(json.dumps([config.identity(), config.records], sort_keys=True).encode())
-    digest.update(_code_fingerprint(config.game).encode())
+    digest.update(code_fingerprint(config.game).encode())
     return work / f"{config.game}-{digest.hexdigest()[:10]}"
-
-
-def _code_fingerprint(game: str) -> str:
-    """A digest of the files that decide a game's results: its package, the shared core (the
-    play loop, the simulators), its public module, the agent modules and its zoo models."""
-    root = Path(__file__).resolve().parent.parent
-    files = sorted(
-        [
-            *(root / "kiaule_env" / game).glob("*.py"),
-            *(root / "kiaule_env" / "core").glob("*.py"),
-            root / "kiaule_env" / f"{game}_v0.py",
-            *(root / "agents").glob("*.py"),
-            *(root / "agents" / "zoo").glob(f"{game}*.zip"),
-        ]
-    )
-    digest = hashlib.sha1()
-    for path in files:
-        if path.is_file():
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 @dataclass
@@ -198,11 +181,13 @@ def run_suite(
     overrides: list[str] | None = None,
     backend: str = "local",
     address: str | None = None,
+    force: bool = False,
 ) -> list[GameReport]:
     """Run the suite's tournaments; copy each summary (and plots) into ``out/<key>/``.
 
     ``overrides``: agent names with options (``kozel/pimc:worlds=32``) that replace the agent of
     the same name in its game's tournaments, or join its search tournament (:func:`lineup`).
+    ``force`` restarts a tournament folder under ``work`` that cannot be resumed.
     """
     reports = []
     for entry in SUITE:
@@ -246,6 +231,7 @@ def run_suite(
             plots=plots,
             backend=backend,
             address=address,
+            force=force,
         )
         seconds = time.perf_counter() - start
         target = out / entry.key
@@ -679,6 +665,12 @@ def main(argv: list[str] | None = None) -> int:
         "results)",
     )
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite --out even if it holds other files or another benchmark's report, and "
+        "restart --work tournaments that cannot be resumed",
+    )
     parser.add_argument("--no-speed", action="store_true", help="skip the Kozel speed run")
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
@@ -690,6 +682,21 @@ def main(argv: list[str] | None = None) -> int:
         _check_overrides(args.agents)
     except ValueError as exc:
         parser.error(str(exc))
+    with claim_output(args.out, OWNER, report_settings(args), force=args.force):
+        return _run_and_report(args, argv)
+
+
+def report_settings(args: Any) -> dict[str, Any] | None:
+    """The settings that decide the report folder's content; ``None`` (any) for the published
+    results, which the benchmark rewrites whenever it is asked to by name."""
+    if args.out.resolve() == PUBLISHED.resolve():
+        return None
+    only = sorted(args.only) if args.only else None
+    return {"scale": args.scale, "seed": args.seed, "only": only, "agents": list(args.agents)}
+
+
+def _run_and_report(args: Any, argv: list[str] | None) -> int:
+    """Run the suite into ``args.work`` and write the report into ``args.out`` (claimed)."""
     start = time.perf_counter()
     backend = {"backend": args.backend, "address": args.address}
     try:
@@ -703,6 +710,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             plots=not args.no_plots,
             overrides=args.agents,
+            force=args.force,
             **backend,
         )
         speed = None
@@ -715,8 +723,7 @@ def main(argv: list[str] | None = None) -> int:
     workers = args.workers or os.cpu_count() or 1
     command = "kiaule benchmark" + (" " + " ".join(argv) if argv else "")
     report = markdown_report(reports, speed, command, seconds, workers, args.out)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "README.md").write_text(report + "\n")
+    write_atomic(args.out / "README.md", report + "\n")
     print(results_table(reports))
     for warning in all_warnings(reports):
         print(warning)

@@ -1,7 +1,7 @@
 """How strong are the search agents? Duplicate, seat-rotated tournaments against the baselines.
 
     kiaule strength                          # the README's figures (about an hour on 2 cores)
-    kiaule strength --games 100 --budgets 2 8 --only kozel   # a quick look
+    kiaule strength --games 100 --budgets 2 8 --only kozel --out runs/strength-quick   # a look
 
 For every game with search agents (``agents/search.py``), each search kind plays two-agent
 tournaments (:mod:`experiments.tournament`: every deal replayed with the seats rotated, 95%
@@ -17,7 +17,9 @@ game, say, each run with its own ``--games``), listing the runs' commands.
 
 Seconds per move are measured at the default budget, on the decisions with a choice of one
 seeded game (the other agent is the heuristic). Tournament folders go under ``--work``
-(resumable); the table (``README.md``), ``results.json`` and ``strength.png`` go to ``--out``.
+(resumable); the table (``README.md``), ``results.json`` and ``strength.png`` go to ``--out``
+(default: the published ``experiments/results/strength``, which any run rewrites; another folder
+must be empty or hold ``kiaule strength`` output for the same settings, unless ``--force``).
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from experiments.cli_args import Parser, check_output_dir, choice_of, positive_int
+from experiments.outdir import claim_output, write_atomic
 from experiments.tournament import TournamentConfig, run_tournament
 
 DEFAULT_OUT = Path("experiments/results/strength")
 DEFAULT_WORK = Path("runs/strength")
+#: the owner named in the ``--out`` folder's marker (:mod:`experiments.outdir`)
+OWNER = "kiaule strength"
 BUDGETS = (2, 8, 32)
 DEFAULT_BUDGET = 16
 #: IS-MCTS iterations per PIMC world at the same budget step (one playout each vs one per move)
@@ -50,12 +55,18 @@ def spec(game: str, kind: str, budget: int) -> str:
     return f"{game}/ismcts:iterations={budget * ISMCTS_PER_WORLD},worlds={budget}"
 
 
-def match(game: str, a: str, b: str, games: int, work: Path, workers: int | None) -> dict:
-    """One two-agent tournament; ``a``'s row (mean reward, CI, win rate) and the games/s."""
+def match(
+    game: str, a: str, b: str, games: int, work: Path, workers: int | None, force: bool = False
+) -> dict:
+    """One two-agent tournament; ``a``'s row (mean reward, CI, win rate) and the games/s.
+
+    ``force`` restarts its folder under ``work`` if it cannot be resumed (other code, say)."""
     config = TournamentConfig(game=game, agents=[a, b], games=games, seed=0, records=False)
     folder = work / f"{a}-vs-{b}".replace("/", "_").replace(":", "_").replace("=", "")
     start = time.perf_counter()
-    result = run_tournament(config, workers=workers, out=folder, progress=False, plots=False)
+    result = run_tournament(
+        config, workers=workers, out=folder, progress=False, plots=False, force=force
+    )
     row = result.summary["agents"][a]
     return {
         "game": game,
@@ -115,9 +126,10 @@ def run(
     workers: int | None,
     budget_count: int | None = None,
     kinds: list[str] | None = None,
+    force: bool = False,
 ) -> list[dict[str, Any]]:
     """The tournaments: ``count`` games at the default budget (against the heuristic and ppo),
-    ``budget_count`` (default ``count``) at the other budgets."""
+    ``budget_count`` (default ``count``) at the other budgets; ``force``: see :func:`match`."""
     rows = []
     for game in games:
         for kind in search_kinds(game):
@@ -126,7 +138,7 @@ def run(
             for budget in sorted(set(budgets) | {default}):
                 name = spec(game, kind, budget)
                 size = count if budget == default else (budget_count or count)
-                row = match(game, name, f"{game}/heuristic", size, work, workers)
+                row = match(game, name, f"{game}/heuristic", size, work, workers, force)
                 rows.append({**row, "kind": kind, "budget": budget})
             name = spec(game, kind, default)
             row = match(game, name, f"{game}/ppo", count, work, workers)
@@ -224,12 +236,35 @@ def main(argv: list[str] | None = None) -> int:
         help="write the table and plot from these earlier --out folders instead of playing",
     )
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite --out even if it holds other files or other settings' results, and "
+        "restart --work tournaments that cannot be resumed",
+    )
     args = parser.parse_args(argv)
     try:
         check_output_dir(args.out)
         check_output_dir(args.work, "--work")
     except ValueError as exc:
         parser.error(str(exc))
+    with claim_output(args.out, OWNER, out_settings(args), force=args.force):
+        return _run_and_write(args, argv, searchable)
+
+
+def out_settings(args: Any) -> dict[str, Any] | None:
+    """The settings that decide ``--out``'s content; ``None`` (any) for the published results,
+    the command's default output, which every run rewrites."""
+    if args.out.resolve() == DEFAULT_OUT.resolve():
+        return None
+    if args.merge:
+        return {"merge": [str(folder) for folder in args.merge]}
+    keys = ("only", "games", "budget_games", "kinds", "budgets", "default")
+    return {key: getattr(args, key) for key in keys}
+
+
+def _run_and_write(args: Any, argv: list[str] | None, searchable: list[str]) -> int:
+    """Play the tournaments (or merge earlier results) and write ``args.out`` (claimed)."""
     if args.merge:
         return _merge(args.merge, args.out)
     rows = run(
@@ -241,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         args.workers,
         args.budget_games,
         args.kinds,
+        args.force,
     )
     command = "kiaule strength" + (" " + " ".join(argv) if argv else "")
     _write(rows, [command], args.out)
@@ -249,10 +285,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _write(rows: list[dict[str, Any]], commands: list[str], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps({"commands": commands, "rows": rows}, indent=1))
+    write_atomic(out / "results.json", json.dumps({"commands": commands, "rows": rows}, indent=1))
     plot(rows, out / "strength.png")
     text = markdown(rows, commands)
-    (out / "README.md").write_text(text)
+    write_atomic(out / "README.md", text)
     print(text)
 
 

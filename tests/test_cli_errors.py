@@ -74,22 +74,13 @@ def test_tournament_out_must_be_a_writable_folder(capsys, tmp_path):
 
 def test_garbage_tournament_json_names_the_file(capsys, tmp_path):
     out = tmp_path / "t"
-    out.mkdir()
+    argv = ["tournament", "elgeta", "--games", "2", "--no-progress", "--no-plots"]
+    argv += ["--workers", "1", "--out", str(out)]
+    assert cli.main(argv) == 0
+    capsys.readouterr()
     (out / "tournament.json").write_text("{garbage")
-    err = assert_clear_error(
-        capsys,
-        "tournament",
-        "elgeta",
-        "--games",
-        "2",
-        "--no-progress",
-        "--workers",
-        "1",
-        "--out",
-        str(out),
-        mentions="tournament.json",
-    )
-    assert "not a tournament file" in err
+    err = assert_clear_error(capsys, *argv, mentions="tournament.json")
+    assert "not a tournament file" in err and "delete" not in err
 
 
 def test_env_options_parse_the_same_in_tournament_and_play(capsys, tmp_path):

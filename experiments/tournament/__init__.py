@@ -44,7 +44,9 @@ from experiments.tournament.runner import (
     BackendUnavailable,
     RunOutcome,
     TournamentConfig,
-    run,
+    claim_folder,
+    plan,
+    play,
     usable_agents,
 )
 from experiments.tournament.specs import TournamentGame, get_spec, known_games, register_game
@@ -87,23 +89,22 @@ def run_tournament(
     max_new_games: int | None = None,
     backend: str = "local",
     address: str | None = None,
+    force: bool = False,
 ) -> TournamentResult:
     """Play (or resume) ``config`` and write its outputs into ``out`` if given.
 
     ``backend="ray"`` plays on Ray actors (a local Ray, or the cluster at ``address``) with
-    the same results as the local process pool (:mod:`.ray_backend`).
+    the same results as the local process pool (:mod:`.ray_backend`). ``out`` is locked for
+    the run and must be empty or hold this tournament (a resume); ``force`` overwrites another
+    tournament's or a user's folder (:func:`.runner.claim_folder`).
     """
-    outcome = run(
-        config,
-        workers=workers,
-        out=out,
-        progress=progress,
-        max_new_games=max_new_games,
-        backend=backend,
-        address=address,
-    )
-    summary = summarize(outcome)
-    if out is not None:
+    tournament = plan(config, workers, backend, address)
+    if out is None:
+        outcome = play(tournament, None, progress, max_new_games)
+        return TournamentResult(outcome, summarize(outcome))
+    with claim_folder(tournament, out, force):
+        outcome = play(tournament, Path(out), progress, max_new_games)
+        summary = summarize(outcome)
         write_outputs(outcome, summary, Path(out), plots=plots and outcome.complete)
     return TournamentResult(outcome, summary)
 
@@ -200,7 +201,19 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", type=positive_int, default=None, help="default: all cores (of the cluster)"
     )
     add_backend_arguments(parser)
-    parser.add_argument("--out", type=Path, default=None, help="results folder (resumable)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results folder (resumable; locked while the run lasts; refused if it holds other "
+        "files or another tournament, unless --force)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite --out even if it holds other files or another tournament (whose games "
+        "are discarded)",
+    )
     parser.add_argument(
         "--env",
         nargs="*",
@@ -270,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
             plots=not args.no_plots,
             backend=args.backend,
             address=args.address,
+            force=args.force,
         )
     except KeyboardInterrupt:
         where = f" rerun the same command to resume from {args.out}" if args.out else ""
@@ -278,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError, OSError, BackendUnavailable) as exc:
         fail("kiaule tournament", str(exc))
     outcome = result.outcome
+    if args.workers is not None and outcome.workers < args.workers and outcome.played:
+        print(
+            f"kiaule tournament: --workers {args.workers}: used {outcome.workers}, one per "
+            f"chunk of the {outcome.played} games to play",
+            file=sys.stderr,
+        )
     print(result.leaderboard())
     rate = f"{outcome.games_per_s:,.0f} games/s" if outcome.played else "nothing left to play"
     print(

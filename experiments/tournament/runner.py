@@ -7,14 +7,22 @@ with its replayable record); a rerun of the same tournament into the same folder
 game already there (a torn last line from a crash is dropped), and asking for more games later
 only adds deals. When every game is done the file is rewritten in canonical order, so the
 folder's content does not depend on the workers either.
+
+The folder is held by one run at a time (:func:`claim_folder`, :mod:`experiments.outdir`) and
+records the tournament's fingerprint (settings, lineups, the digest of the code and models that
+decide a game, :mod:`.fingerprint`); a resume refuses a folder of another fingerprint, and every
+line read back must carry this run's digest and its deal's seed, and its record (if any) the
+schedule's deal, so lines copied from another tournament are refused, with records or without.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -25,6 +33,16 @@ from typing import Any
 import numpy as np
 
 from experiments import metrics as metrics_pkg
+from experiments.outdir import (
+    Claim,
+    OutputNotOurs,
+    claim_output,
+    differences,
+    naming_errors,
+    write_atomic,
+)
+from experiments.tournament.fingerprint import digest as fingerprint_digest
+from experiments.tournament.fingerprint import tournament_fingerprint
 from experiments.tournament.play import AgentPool
 from experiments.tournament.schedule import (
     GameKey,
@@ -66,7 +84,7 @@ class TournamentConfig:
         return json.loads(json.dumps(data))
 
 
-class ResumeMismatch(ValueError):
+class ResumeMismatch(OutputNotOurs):
     """The output folder holds a different tournament."""
 
 
@@ -142,13 +160,26 @@ def _init_worker(config: TournamentConfig, spec: TournamentGame, schedule: Sched
     _WORKER = _Worker(config, spec, schedule, to_disk)
 
 
-def _play_chunk(keys: Sequence[GameKey]) -> list[str] | list[dict[str, Any]]:
-    """Play ``keys``; JSON lines when results go to disk (encoded in the worker), else dicts."""
+def _play_chunk(keys: Sequence[GameKey]) -> list[Encoded] | list[dict[str, Any]]:
+    """Play ``keys``; dicts, or when results go to disk :data:`Encoded` pairs (JSON line and
+    the line without its record), so that the main process never parses a record."""
     worker = _WORKER
     assert worker is not None, "worker not initialised"
     if worker.serialize:
-        return [json.dumps(worker.play(k), separators=(",", ":")) for k in keys]
+        return [_encoded(worker.play(k)) for k in keys]
     return [worker.play(k) for k in keys]
+
+
+#: a finished game for disk: its JSON line (record included) and its line without the record
+Encoded = tuple[str, dict[str, Any]]
+
+
+def _encoded(line: dict[str, Any]) -> Encoded:
+    """The game's JSON line, then the line itself with its record dropped (the record is only
+    written, never read back: the statistics need the rest)."""
+    text = json.dumps(line, separators=(",", ":"))
+    line.pop("record", None)
+    return text, line
 
 
 def _single_thread_torch() -> None:
@@ -174,6 +205,8 @@ class RunOutcome:
     seconds: float
     workers: int
     complete: bool
+    #: the workers asked for (``workers`` is capped at the number of chunks of games)
+    workers_asked: int | None = None
 
     @property
     def games_per_s(self) -> float:
@@ -216,30 +249,40 @@ def usable_agents(game: str, env_kwargs: dict[str, Any]) -> tuple[list[str], dic
     return ok, skipped
 
 
-def run(
+#: the owner named in a tournament folder's marker (:mod:`experiments.outdir`)
+OWNER = "kiaule tournament"
+
+
+@dataclass
+class Plan:
+    """A checked tournament, ready to play: its game, schedule, fingerprint and workers."""
+
+    config: TournamentConfig
+    spec: TournamentGame
+    schedule: Schedule
+    fingerprint: dict[str, Any]
+    #: the digest stamped on every ``games.jsonl`` line
+    digest: str
+    workers: int
+    backend: str = "local"
+    address: str | None = None
+
+
+def plan(
     config: TournamentConfig,
     workers: int | None = None,
-    out: str | Path | None = None,
-    progress: bool = True,
-    max_new_games: int | None = None,
     backend: str = "local",
     address: str | None = None,
-) -> RunOutcome:
-    """Play (or resume) the tournament; ``max_new_games`` stops early (budgeted runs, tests).
-
-    ``backend`` is one of :data:`BACKENDS`; ``address`` (Ray only) is an existing cluster's
-    ``host:port`` (default: a local Ray with ``workers`` CPUs). Both backends play every game
-    with the same per-game function, so the results are the same.
-    """
+) -> Plan:
+    """Check ``config`` and the backend (connecting to Ray) before any file is written."""
     check_backend(backend, address)
     spec = get_spec(config.game)
     check_agents(config.game, config.agents)
-    teams = spec.teams
     schedule = make_schedule(
         config.agents,
         num_seats(spec, config.env_kwargs),
         config.games,
-        teams=teams,
+        teams=spec.teams,
         mixed_partners=config.mixed_partners,
         compositions=config.team_compositions,
     )
@@ -251,21 +294,105 @@ def run(
         # one actor per CPU at most: an actor that cannot be placed would hold its chunks
         workers = min(workers or math.inf, ray_backend.cluster_cpus(ray))
     workers = max(1, workers or os.cpu_count() or 1)
-    out_dir = Path(out) if out is not None else None
+    fp = tournament_fingerprint(config.identity(), config.game, config.agents, schedule.lineups)
+    return Plan(config, spec, schedule, fp, fingerprint_digest(fp), workers, backend, address)
+
+
+@contextlib.contextmanager
+def claim_folder(tournament: Plan, out: str | Path, force: bool = False) -> Iterator[Claim]:
+    """Hold ``out`` for this tournament (:func:`experiments.outdir.claim_output`).
+
+    The folder must be empty or hold this tournament (same fingerprint: a resume); another
+    run holding it, or another tournament's results, is a ``ValueError`` saying what differs.
+    ``force`` takes the folder over and starts afresh: its ``games.jsonl`` is discarded.
+    """
+    claiming = claim_output(out, OWNER, tournament.fingerprint, force=force)
+    try:
+        claim = claiming.__enter__()
+    except OutputNotOurs as exc:
+        if exc.changed is None:
+            raise
+        raise ResumeMismatch(
+            f"{out} holds a different tournament ({exc.changed}); use the same settings to "
+            "resume, another --out folder, or --force to start afresh (its games are discarded)",
+            exc.changed,
+        ) from None
+    with contextlib.ExitStack() as stack:
+        stack.push(claiming)
+        if claim.fresh:
+            for name in (GAMES_FILE, CONFIG_FILE):
+                (claim.path / name).unlink(missing_ok=True)
+        yield claim
+
+
+def run(
+    config: TournamentConfig,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
+    max_new_games: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    force: bool = False,
+) -> RunOutcome:
+    """Play (or resume) the tournament; ``max_new_games`` stops early (budgeted runs, tests).
+
+    ``backend`` is one of :data:`BACKENDS`; ``address`` (Ray only) is an existing cluster's
+    ``host:port`` (default: a local Ray with ``workers`` CPUs). Both backends play every game
+    with the same per-game function, so the results are the same. ``out`` is claimed for the
+    run (:func:`claim_folder`; ``force`` overwrites another tournament's folder).
+    """
+    tournament = plan(config, workers, backend, address)
+    if out is None:
+        return play(tournament, None, progress, max_new_games)
+    with claim_folder(tournament, out, force):
+        return play(tournament, Path(out), progress, max_new_games)
+
+
+def worker_count(workers: int, count: int, backend: str = "local") -> int:
+    """The workers worth starting for ``count`` games: at most one per chunk of games (more
+    would sit idle; ``--workers 100000 --games 4`` starts four)."""
+    if count < 2:
+        return 1
+    if backend == "ray":
+        from experiments.tournament.ray_backend import chunk_size
+
+        return max(1, min(workers, math.ceil(count / chunk_size(count, workers))))
+    return max(1, min(workers, math.ceil(count / _chunk_size(count, workers))))
+
+
+def _chunk_size(count: int, workers: int) -> int:
+    """Games per chunk of the local pool (about 8 chunks per worker, at most 256 games)."""
+    return max(1, min(256, math.ceil(count / (workers * 8))))
+
+
+def play(
+    tournament: Plan,
+    out_dir: Path | None,
+    progress: bool = True,
+    max_new_games: int | None = None,
+) -> RunOutcome:
+    """Play the tournament's games not yet in ``out_dir`` (claimed by the caller)."""
+    config, spec, schedule = tournament.config, tournament.spec, tournament.schedule
     done: dict[tuple[int, ...], dict[str, Any]] = {}
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        _check_or_write_config(out_dir, config)
-        done = _load_done(out_dir / GAMES_FILE, LineCheck(spec, schedule))
+        _check_or_write_config(out_dir, config, tournament.fingerprint)
+        check = LineCheck(spec, schedule, config, tournament.digest)
+        done = _load_done(out_dir / GAMES_FILE, check)
     resumed = sum(1 for key in done if schedule.contains(GameKey(*key)))
     left = schedule.total_games - resumed
     count = left if max_new_games is None else min(left, max(0, max_new_games))
     todo = itertools.islice(
         (k for k in schedule.iter_keys() if tuple(k.as_list()) not in done), count
     )
+    workers = worker_count(tournament.workers, count, tournament.backend)
     start = time.perf_counter()
-    sink = (out_dir / GAMES_FILE).open("a") if out_dir is not None else None
-    try:
+    path = out_dir / GAMES_FILE if out_dir is not None else None
+    with contextlib.ExitStack() as stack:
+        sink = None
+        if path is not None:
+            stack.enter_context(naming_errors(path))
+            sink = stack.enter_context(path.open("a"))
         for item in _play_all(
             config,
             spec,
@@ -275,26 +402,31 @@ def run(
             count,
             workers,
             progress,
-            backend,
-            address,
+            tournament.backend,
+            tournament.address,
         ):
-            if isinstance(item, str):
-                data = json.loads(item)
+            if isinstance(item, tuple):
+                text, data = item
                 if sink is not None:
-                    sink.write(item + "\n")
-                data.pop("record", None)
+                    seed = deal_seed(config.seed, data["key"][0])
+                    sink.write(_stamp(text, tournament.digest, seed))
             else:
                 data = item
             done[tuple(data["key"])] = data
-    finally:
-        if sink is not None:
-            sink.close()
     seconds = time.perf_counter() - start
     games = [done[k] for k in sorted(done) if schedule.contains(GameKey(*k))]
     complete = len(games) == schedule.total_games
     if out_dir is not None and complete:
         _rewrite_sorted(out_dir / GAMES_FILE)
-    return RunOutcome(config, spec, schedule, games, count, resumed, seconds, workers, complete)
+    outcome = RunOutcome(config, spec, schedule, games, count, resumed, seconds, workers, complete)
+    outcome.workers_asked = tournament.workers
+    return outcome
+
+
+def _stamp(line: str, run_digest: str, seed: int) -> str:
+    """``line`` (a JSON object) with the run's digest and its deal's seed first, and a newline:
+    what a resume checks a line against (:class:`LineCheck`)."""
+    return f'{{"run":"{run_digest}","deal_seed":{seed},{line[1:]}\n'
 
 
 def _play_all(
@@ -308,7 +440,7 @@ def _play_all(
     progress: bool,
     backend: str = "local",
     address: str | None = None,
-) -> Iterator[str | dict[str, Any]]:
+) -> Iterator[Encoded | dict[str, Any]]:
     """Play the ``count`` games of ``todo`` (an iterator: the schedule is never a list)."""
     from tqdm import tqdm
 
@@ -341,7 +473,7 @@ def _play_all(
 
         method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
         ctx = mp.get_context(method)
-        size = max(1, min(256, math.ceil(count / (workers * 8))))
+        size = _chunk_size(count, workers)
         with ctx.Pool(
             workers, initializer=_init_worker, initargs=(config, spec, schedule, to_disk)
         ) as pool:
@@ -368,32 +500,48 @@ def _chunks(keys: Iterator[GameKey], size: int) -> Iterator[list[GameKey]]:
         yield chunk
 
 
-def _check_or_write_config(out_dir: Path, config: TournamentConfig) -> None:
+def _check_or_write_config(
+    out_dir: Path, config: TournamentConfig, fingerprint: dict[str, Any]
+) -> None:
+    """Refuse a ``tournament.json`` of another tournament; write this one's (with its
+    fingerprint: settings, lineups, code and model digests)."""
     path = out_dir / CONFIG_FILE
     identity = config.identity()
     if path.exists():
         stored = _read_config(path)
-        if stored.get("identity") != identity:
+        if stored.get("identity") != identity or stored.get("fingerprint") != fingerprint:
             raise ResumeMismatch(
-                f"{out_dir} holds a different tournament ({stored.get('identity')}); "
-                f"use another --out folder or the same settings ({identity})"
+                f"{out_dir} holds a different tournament "
+                f"({differences(stored.get('fingerprint', stored['identity']), fingerprint)}); "
+                "use the same settings to resume, another --out folder, or --force to start "
+                "afresh (its games are discarded)"
             )
-    body = {"identity": identity, "games": config.games, "records": config.records}
-    path.write_text(json.dumps(body, indent=1) + "\n")
+    body = {
+        "identity": identity,
+        "games": config.games,
+        "records": config.records,
+        "fingerprint": fingerprint,
+    }
+    write_atomic(path, json.dumps(body, indent=1) + "\n")
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    """The stored ``tournament.json``; ``ValueError`` naming the file if it is not one."""
+    """The stored ``tournament.json``; ``ValueError`` naming the file if it is not one.
+
+    The message does not suggest deleting the file: the folder's games could then no longer be
+    told apart from another tournament's; ``--force`` discards them with it.
+    """
     try:
         stored = json.loads(path.read_text())
+        ok = isinstance(stored, dict) and isinstance(stored.get("identity"), dict)
+        why = "" if ok else "no 'identity' object"
     except (ValueError, UnicodeDecodeError) as exc:
+        why = str(exc)
+    if why:
         raise ValueError(
-            f"{path} is not a tournament file ({exc}); delete it or use another --out folder"
-        ) from None
-    if not isinstance(stored, dict) or not isinstance(stored.get("identity"), dict):
-        raise ValueError(
-            f"{path} is not a tournament file (no 'identity' object); delete it or use another "
-            "--out folder"
+            f"{path} is not a tournament file ({why}), so the games in its folder cannot be "
+            "checked; use another --out folder, or --force to start afresh (its games are "
+            "discarded)"
         )
     return stored
 
@@ -401,15 +549,24 @@ def _read_config(path: Path) -> dict[str, Any]:
 class LineCheck:
     """Checks that a ``games.jsonl`` line is a game of this tournament, as it was played.
 
-    The shape of every field, the key (a game of the schedule) and its seating; where the line
-    holds a record, the record is replayed (:func:`kiaule_env.core.records.replay`) and the
-    line's rewards, result and decisions must be the replay's.
+    The run digest (the line was played by a tournament with this fingerprint: settings, code,
+    models), the deal's seed (the schedule's for its deal index), the shape of every field, the
+    key (a game of the schedule) and its seating; where the line holds a record, the record's
+    deal (seed, env options, dealing options) must be the schedule's, and the record is
+    replayed (:func:`kiaule_env.core.records.replay`): the line's rewards, result and decisions
+    must be the replay's.
     """
 
-    def __init__(self, spec: TournamentGame, schedule: Schedule):
+    def __init__(
+        self, spec: TournamentGame, schedule: Schedule, config: TournamentConfig, run_digest: str
+    ):
         self.spec = spec
         self.schedule = schedule
+        self.config = config
+        self.run_digest = run_digest
         self.seats = len(schedule.lineups[0])
+        self._env: Any = None
+        self._options: tuple[int, Any] | None = None
 
     def __call__(self, data: Any) -> str | None:
         """Why ``data`` is not a valid line, or ``None`` if it is."""
@@ -419,12 +576,25 @@ class LineCheck:
         if not (isinstance(key, list) and len(key) == 3 and all(_is_int(k, 0) for k in key)):
             return f"'key' must be three integers >= 0, got {key!r}"
         game = GameKey(*key)
-        if not self.schedule.contains(game) and key[0] < self.schedule.deals:
+        if data.get("run") != self.run_digest:
+            if "run" not in data:
+                return "it has no 'run' digest (it was written before runs were fingerprinted)"
+            return (
+                f"it was played by another tournament (run {data['run']!r}, this one "
+                f"{self.run_digest!r}: other settings, code or models)"
+            )
+        seated = game.lineup < len(self.schedule.lineups) and (
+            game.rotation in self.schedule.rotations[game.lineup]
+        )
+        if not seated and game.deal < self.schedule.deals:
             return f"'key' {key} is not a game of this tournament"
+        seed = deal_seed(self.config.seed, game.deal)
+        if data.get("deal_seed") != seed:
+            return f"'deal_seed' {data.get('deal_seed')!r} is not deal {game.deal}'s seed {seed}"
         seats = data.get("seats")
         if not (isinstance(seats, list) and all(isinstance(a, str) for a in seats)):
             return f"'seats' must be a list of agent names, got {seats!r}"
-        if self.schedule.contains(game) and tuple(seats) != self.schedule.seating(game):
+        if seated and tuple(seats) != self.schedule.seating(game):
             return f"'seats' {seats} is not the seating of game {key}"
         rewards = data.get("rewards")
         if not (
@@ -449,6 +619,9 @@ class LineCheck:
             record = GameRecord.from_dict(raw, "its record")
             if record.env_id != self.spec.env_id:
                 return f"its record is of {record.env_id!r}, not {self.spec.env_id!r}"
+            why = self._check_deal(data["key"][0], record)
+            if why is not None:
+                return why
             episode = replay_episode(lambda **kw: self.spec.build_env(kw), record)
         except (TypeError, ValueError, KeyError) as exc:
             return f"its record does not replay: {exc}"
@@ -462,6 +635,23 @@ class LineCheck:
             return f"'result' differs from its record's ({episode.result})"
         if data["steps"] != len(record.moves):
             return f"'steps' {data['steps']} differ from its record's {len(record.moves)} moves"
+        return None
+
+    def _check_deal(self, deal: int, record: Any) -> str | None:
+        """Why ``record`` is not a game of deal ``deal`` of this tournament, or ``None``."""
+        expected = self.config.env_kwargs
+        if json.loads(json.dumps(record.env_kwargs)) != json.loads(json.dumps(expected)):
+            return f"its record's env options {record.env_kwargs} are not {expected}"
+        seed = deal_seed(self.config.seed, deal)
+        if record.seed != seed:
+            return f"its record's seed {record.seed} is not deal {deal}'s seed {seed}"
+        if self._options is None or self._options[0] != deal:
+            if self._env is None:
+                self._env = self.spec.build_env(dict(expected))
+            options = self.spec.deal_options(self._env, np.random.default_rng(seed))
+            self._options = (deal, json.loads(json.dumps(options or {})))
+        if json.loads(json.dumps(record.options or {})) != self._options[1]:
+            return f"its record's deal (reset options) is not deal {deal}'s"
         return None
 
 
@@ -518,9 +708,18 @@ def _rewrite_sorted(path: Path) -> None:
     with path.open() as f:
         for line in f:
             if line.strip():
-                by_key[tuple(json.loads(line)["key"])] = line.rstrip("\n")
-    tmp = path.with_suffix(".jsonl.tmp")
-    with tmp.open("w") as f:
-        for key in sorted(by_key):
-            f.write(by_key[key] + "\n")
-    os.replace(tmp, path)
+                by_key[_line_key(line)] = line.rstrip("\n")
+    write_atomic(path, (by_key[key] + "\n" for key in sorted(by_key)))
+
+
+#: the key of a games.jsonl line as the runner writes it: before the record, near the start
+_KEY = re.compile(r'"key":\[(\d+),(\d+),(\d+)\]')
+
+
+def _line_key(line: str) -> tuple[int, ...]:
+    """The ``key`` of a ``games.jsonl`` line, read from its head (a line is mostly its record;
+    parsing it whole to sort the file cost as much as writing it); parsed in full otherwise."""
+    found = _KEY.search(line, 0, 200)
+    if found is not None:
+        return tuple(int(x) for x in found.groups())
+    return tuple(json.loads(line)["key"])

@@ -44,3 +44,45 @@ def test_comparison_with_published_summaries(tmp_path):
     assert "+0.500" in lines
     same = "\n".join(benchmark.comparison_section([report], benchmark.PUBLISHED))
     assert "These are the published results" in same
+
+
+def test_a_folder_with_a_users_readme_is_refused_and_force_overwrites_it(
+    tmp_path, monkeypatch, capsys
+):
+    import pytest
+
+    monkeypatch.setattr(benchmark, "SUITE", (benchmark.SuiteEntry("toy", 12, {}, "a toy game"),))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "README.md").write_text("my own notes")
+    args = ["--out", str(out), "--work", str(tmp_path / "work"), "--no-speed", "--no-progress"]
+    args += ["--no-plots", "--workers", "1"]
+    with pytest.raises(ValueError, match=r"not written by kiaule benchmark \(README\.md\)"):
+        benchmark.main(args)
+    assert (out / "README.md").read_text() == "my own notes"
+    assert benchmark.main([*args, "--force"]) == 0
+    assert "## Results" in (out / "README.md").read_text()
+    assert benchmark.main(args) == 0  # its own report for the same settings: rewritten
+    with pytest.raises(ValueError, match=r"other settings \(scale: 1\.0 there, 2\.0 here\)"):
+        benchmark.main([*args, "--scale", "2"])
+    capsys.readouterr()
+
+
+def test_the_published_folder_is_its_own_output_for_any_settings():
+    import argparse
+
+    from experiments.outdir import read_marker
+
+    marker = read_marker(benchmark.PUBLISHED)
+    assert marker is not None and marker["command"] == benchmark.OWNER
+    published = argparse.Namespace(out=benchmark.PUBLISHED, scale=0.1, seed=3, only=None, agents=[])
+    assert benchmark.report_settings(published) is None
+    mine = argparse.Namespace(
+        out=Path("runs/x"), scale=0.1, seed=3, only=["pig", "kozel"], agents=[]
+    )
+    assert benchmark.report_settings(mine) == {
+        "scale": 0.1,
+        "seed": 3,
+        "only": ["kozel", "pig"],
+        "agents": [],
+    }

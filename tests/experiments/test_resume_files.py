@@ -60,12 +60,13 @@ def test_lines_without_records_are_checked_for_shape(tmp_path):
 
 
 def test_a_garbage_tournament_json_names_the_file(tmp_path):
-    (tmp_path / "tournament.json").write_text("not json")
-    with pytest.raises(ValueError, match=r"tournament\.json is not a tournament file"):
-        run_tournament(config(), workers=1, out=tmp_path, plots=False)
-    (tmp_path / "tournament.json").write_text("[1]")
-    with pytest.raises(ValueError, match=r"tournament\.json is not a tournament file"):
-        run_tournament(config(), workers=1, out=tmp_path, plots=False)
+    run_tournament(config(), workers=1, out=tmp_path, plots=False, max_new_games=5)
+    for garbage in ("not json", "[1]"):
+        (tmp_path / "tournament.json").write_text(garbage)
+        with pytest.raises(ValueError, match=r"tournament\.json is not a tournament file") as info:
+            run_tournament(config(), workers=1, out=tmp_path, plots=False)
+        # deleting it is not the advice: the folder's games could no longer be checked
+        assert "delete" not in str(info.value) and "--force" in str(info.value)
 
 
 @pytest.mark.parametrize(
