@@ -41,6 +41,7 @@ from experiments.cli_args import (
     positive_float,
     positive_int,
 )
+from experiments.outdir import claim_output
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
@@ -816,6 +817,12 @@ def _parser() -> Parser:
     parser.add_argument("--output", help="output folder (default runs/<game>)")
     parser.add_argument("--resume", help="a checkpoint zip to continue from")
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="train into --output even if it holds other files or a run with other settings "
+        "(their files are overwritten)",
+    )
+    parser.add_argument(
         "--export", help="also write the final model, without optimizer moments, to this path"
     )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
@@ -872,9 +879,30 @@ def _resume_hint(args: argparse.Namespace, checkpoint: Path | None, total: int) 
     parts += ["--resume", str(checkpoint), "--timesteps", str(total)]
     for item in args.set:
         parts += ["--set", item]
-    if args.output:
-        parts += ["--output", args.output]
+    # the settings the run folder records (run_settings): a resume that dropped them would be
+    # another run
+    for flag, value in (
+        ("--seed", args.seed),
+        ("--n-envs", args.n_envs),
+        ("--vec-env", args.vec_env),
+        ("--output", args.output),
+    ):
+        if value is not None:
+            parts += [flag, str(value)]
     return shlex.join(parts)
+
+
+#: the owner named in a run folder's marker (:mod:`experiments.outdir`)
+OWNER = "kiaule train"
+#: config keys a run folder's runs may differ in: the length to reach and how it is executed
+RUN_FOLDER_FREE = ("total_timesteps", "time_budget_s", "output", "vec_env", "torch_threads")
+
+
+def run_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """What a run folder's runs must share (its marker's settings): the config but for the
+    steps to reach and how it is executed, so a resume into its own folder (``--timesteps``
+    larger) is accepted and a run of another seed or game is refused."""
+    return {k: v for k, v in config.items() if k not in RUN_FOLDER_FREE}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -908,13 +936,15 @@ def main(argv: list[str] | None = None) -> int:
         command = shlex.join(
             ["python", "-m", "experiments.train", *(sys.argv[1:] if argv is None else argv)]
         )
-        result = train(
-            config,
-            resume=args.resume,
-            progress=not args.no_progress,
-            export=args.export,
-            command=command,
-        )
+        settings = run_settings(config)
+        with claim_output(config["output"], OWNER, settings, args.force, "--output"):
+            result = train(
+                config,
+                resume=args.resume,
+                progress=not args.no_progress,
+                export=args.export,
+                command=command,
+            )
     except (ValueError, TypeError, OSError, BackendUnavailable) as exc:
         fail("kiaule train", str(exc))
     if result.stopped_at is not None:
