@@ -269,7 +269,9 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
     * an illegal action (mask 0) ends the episode for everyone: the offender gets
       ``illegal_reward``, the others 0, and a warning is logged (``TerminateIllegalWrapper``);
     * calls before ``reset`` and steps after the end are refused or warned about
-      (``OrderEnforcingWrapper``).
+      (``OrderEnforcingWrapper``; ``step`` before ``reset`` raises
+      :class:`~kiaule_env.core.options.NotResetError`, as the raw env does), and a refused
+      ``reset`` leaves the wrapper as it was (never reset stays never reset).
     """
 
     agent_selection = _forward_after_reset("agent_selection")
@@ -289,8 +291,19 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         return self.env._cumulative_rewards
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._terminated_by_illegal = False
-        super().reset(seed=seed, options=options)
+        """Reset the env; a refused ``reset`` (bad seed or option) changes nothing.
+
+        PettingZoo's ``OrderEnforcingWrapper`` marks itself reset before the env accepts the
+        call, so after a refused first reset it would act as if reset (``agents`` ``[]``,
+        ``step`` a warning); here the wrapper keeps the state it had.
+        """
+        before = (self._has_reset, self._has_updated, self._terminated_by_illegal)
+        try:
+            self._terminated_by_illegal = False
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            self._has_reset, self._has_updated, self._terminated_by_illegal = before
+            raise
 
     def state(self) -> np.ndarray:
         """The global state; :class:`~kiaule_env.core.options.NotResetError` before ``reset``
@@ -300,8 +313,10 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         return self.env.state()
 
     def step(self, action: Any) -> None:
-        if not self._has_reset or not self.env.agents:
-            super().step(action)  # OrderEnforcingWrapper's error / warning
+        if not self._has_reset:  # as the raw env (PettingZoo's wrapper asserts)
+            raise NotResetError("step()")
+        if not self.env.agents:
+            super().step(action)  # OrderEnforcingWrapper's warning
             return
         raw = self.env.unwrapped
         agent = raw.agent_selection

@@ -20,10 +20,17 @@ def check_choice(name: str, value: Any, allowed: Collection[Any]) -> Any:
     return value
 
 
+def is_integer(value: Any) -> bool:
+    """``value`` is a Python or numpy integer, and not a bool (``True`` is no player count)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Return ``value`` if it is an int in ``[low, high]``, else a clear ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """``value`` as an ``int`` if it is an integer (numpy integers too) in ``[low, high]``,
+    else a clear ``ValueError``."""
+    if not is_integer(value):
         raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
     if value < low or (high is not None and value > high):
         bound = f"between {low} and {high}" if high is not None else f"at least {low}"
         raise ValueError(f"{name}={value} is out of range; it must be {bound}")
@@ -31,9 +38,10 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
 
 
 def check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
+    """``value`` as a ``bool`` if it is ``True`` or ``False`` (numpy's too), else ``ValueError``."""
+    if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
-    return value
+    return bool(value)
 
 
 def check_render_mode(render_mode: Any, allowed: Collection[str]) -> str | None:
@@ -47,11 +55,9 @@ def check_render_mode(render_mode: Any, allowed: Collection[str]) -> str | None:
 
 def check_max_cycles(max_cycles: Any) -> int | None:
     """Return ``max_cycles`` if it is ``None`` (off) or a positive integer."""
-    if max_cycles is not None and (
-        isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
-    ):
+    if max_cycles is not None and (not is_integer(max_cycles) or max_cycles < 1):
         raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
-    return max_cycles
+    return None if max_cycles is None else int(max_cycles)
 
 
 PETTINGZOO_PROBE_KEY = "options"
@@ -136,9 +142,7 @@ def check_keywords(cls: type, kwargs: Mapping[str, Any]) -> None:
 
 def check_seed(seed: Any) -> int | None:
     """Return ``seed`` if it is ``None`` or a non-negative integer (a bool is not a seed)."""
-    if seed is not None and (
-        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
-    ):
+    if seed is not None and (not is_integer(seed) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
     return None if seed is None else int(seed)
 

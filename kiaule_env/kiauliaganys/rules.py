@@ -31,7 +31,7 @@ from kiaule_env.cards import (
     get_deck,
     parse_card,
 )
-from kiaule_env.core.options import check_bool, check_choice, check_int
+from kiaule_env.core.options import check_bool, check_choice, check_int, is_integer
 
 #: Required suit meaning "any card matches" (G3). Suits are 0..3 = C D H S.
 ANY = -1
@@ -162,7 +162,7 @@ class Config:
         check_bool("must_play_from_hand", self.must_play_from_hand)
         check_bool("blind_drag_only_when_empty_hand", self.blind_drag_only_when_empty_hand)
         rep = self.repetition
-        if rep is not None and (isinstance(rep, bool) or not isinstance(rep, int) or rep < 2):
+        if rep is not None and (not is_integer(rep) or rep < 2):
             raise ValueError(
                 f"repetition={rep!r} is not allowed; it must be None (the G10a rule off) or an "
                 "integer of at least 2 (the occurrence of a position that ends the deal)"

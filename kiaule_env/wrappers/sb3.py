@@ -31,6 +31,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from kiaule_env.core.options import is_integer
 from kiaule_env.wrappers import FlatMaskParallelWrapper, split_flat
 
 #: the method ``MaskablePPO`` looks for (``sb3_contrib.common.maskable.utils``)
@@ -118,7 +119,7 @@ def masked_vec_env(
             "SuperSuit's vector env needs every agent in every step; a full Pig game "
             "(game='full') eliminates players: use the round game"
         )
-    if isinstance(num_vec_envs, bool) or not isinstance(num_vec_envs, int) or num_vec_envs < 1:
+    if not is_integer(num_vec_envs) or num_vec_envs < 1:
         raise ValueError(f"num_vec_envs must be a positive integer, got {num_vec_envs!r}")
     num_actions = int(env.action_space(env.possible_agents[0]).n)
     vec = ss.pettingzoo_env_to_vec_env_v1(FlatMaskParallelWrapper(env))

@@ -197,3 +197,27 @@ def test_bad_records_are_refused_naming_what_is_wrong(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(ValueError, match=str(path)):
         GameRecord.load(path)
+
+
+@variants(default_only=True)
+def test_env_after_a_refused_first_reset_acts_as_never_reset(game, options):
+    env = game.env()
+    with pytest.raises(ValueError, match="shuffle"):
+        env.reset(seed=0, options={"shuffle": True})
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = env.agents
+    with pytest.raises(NotResetError, match=r"step\(\) called before reset"):
+        env.step(0)
+    env.reset(seed=0)  # a good reset afterwards works as ever
+    assert env.agents == env.possible_agents
+
+
+@variants(default_only=True)
+def test_a_refused_reset_after_a_good_one_leaves_the_episode_as_it_was(game, options):
+    env = game.env()
+    env.reset(seed=1)
+    agent, mask = env.agent_selection, env.last()[0]["action_mask"].copy()
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=-1)
+    assert env.agent_selection == agent and (env.last()[0]["action_mask"] == mask).all()
+    env.step(int(mask.nonzero()[0][0]))  # still playable
