@@ -236,7 +236,7 @@ class _TournamentActor:
         install_agents(ray, shipped, self._folder)
         runner._init_worker(config, spec, schedule, to_disk)
 
-    def play(self, keys: list[GameKey]) -> list[str] | list[dict[str, Any]]:
+    def play(self, keys: list[GameKey]) -> list[tuple[str, dict[str, Any]]] | list[dict[str, Any]]:
         from experiments.tournament import runner
 
         return runner._play_chunk(keys)
@@ -255,7 +255,7 @@ def play_chunks(
     workers: int | None,
     address: str | None,
     chunk: int | None = None,
-) -> Iterator[list[str] | list[dict[str, Any]]]:
+) -> Iterator[list[tuple[str, dict[str, Any]]] | list[dict[str, Any]]]:
     """Play ``todo`` on Ray actors; yield each chunk's lines as soon as it is finished.
 
     ``workers`` actors (default: the cluster's CPUs), one CPU each; every actor keeps
