@@ -124,13 +124,19 @@ def play_recorded(
     """Play one episode on ``make_env(**env_kwargs)`` choosing with ``choose(agent, obs, env)``
     (``obs``: the ``{"observation", "action_mask"}`` dict); return its record.
 
-    Played by the one play loop (:func:`~kiaule_env.core.play.play_episode`).
+    ``env`` is the env being played, stepped through its public API, so it is in step at
+    every call: ``env.unwrapped.legal_moves(agent)``, ``view(agent)``, ``render()`` and the
+    rest describe the decision being asked for. (The play loop's fast path drives the engine
+    and leaves the env's own bookkeeping behind, so it is not used here.) An illegal choice
+    follows ``env``'s convention: ``raw_env`` raises ``ValueError``, ``env()`` ends the
+    episode with −1 for the offender.
     """
     from kiaule_env.core.play import play_episode
 
     env = make_env(**env_kwargs)
     players = [_Chooser(choose, env)] * len(env.possible_agents)
-    episode = play_episode(env, players, seed, options, record=True)
+    episode = play_episode(env, players, seed, options, record=True, api=True)
+    seed = None if seed is None else int(seed)  # a numpy seed the env accepted, JSON-able
     return GameRecord(
         env_id, dict(env_kwargs), seed, dict(options or {}), episode.moves, episode.result
     )

@@ -85,6 +85,28 @@ def test_invariants_hold_after_every_step_of_seeded_random_games(game, options):
             assert all(low - 1e-9 <= r <= high + 1e-9 for r in episode.rewards)
 
 
+@variants(default_only=True)
+@pytest.mark.parametrize("maker", ["raw_env", "env"])
+def test_the_chooser_gets_the_env_in_step(game, options, maker):
+    """``choose(agent, obs, env)``: the env describes the decision asked for, so a chooser may
+    read its legal moves, view and render and pick by move text."""
+    calls = []
+
+    def choose(agent, obs, env):
+        raw = env.unwrapped
+        legal = raw.legal_moves(agent)
+        assert sorted(legal) == np.flatnonzero(obs["action_mask"]).tolist()
+        assert agent in env.agents and raw.view(agent).seat == int(agent.split("_")[1])
+        assert np.array_equal(env.observe(agent)["observation"], obs["observation"])
+        calls.append(agent)
+        return min(legal, key=legal.__getitem__)  # the alphabetically first move text
+
+    make = getattr(game, maker)
+    record = play_recorded(make, game.env_id, {}, choose, seed=3)
+    assert len(calls) == len(record.moves) > 0
+    assert replay(game.raw_env, record) == record.result
+
+
 @variants()
 def test_records_replay_and_a_changed_record_is_refused(game, options):
     rng = np.random.default_rng(5)
