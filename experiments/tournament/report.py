@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments import metrics as metrics_pkg
+from experiments.outdir import naming_errors, write_atomic
 from experiments.stats import GameStats, Side, agent_summaries, head_to_head
 from experiments.tournament import teamplay
 from experiments.tournament.runner import RunOutcome
@@ -384,7 +385,7 @@ def write_outputs(outcome: RunOutcome, summary: dict[str, Any], out: Path, plots
     """``summary.json``, ``run.json``, CSV files, (optionally) PNG plots and the replay pages of
     a few sample games (``samples/``, linked from ``leaderboard.txt``) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=False) + "\n")
+    write_atomic(out / "summary.json", json.dumps(summary, indent=1, sort_keys=False) + "\n")
     run = {
         "played_this_run": outcome.played,
         "already_done": outcome.resumed,
@@ -392,16 +393,19 @@ def write_outputs(outcome: RunOutcome, summary: dict[str, Any], out: Path, plots
         "games_per_s": _r(outcome.games_per_s, 1),
         "workers": outcome.workers,
     }
-    (out / "run.json").write_text(json.dumps(run, indent=1) + "\n")
-    _write_games_csv(outcome, out / "games.csv")
-    _write_agents_csv(summary, out / "agents.csv")
-    _write_h2h_csv(summary, out / "head_to_head.csv")
+    write_atomic(out / "run.json", json.dumps(run, indent=1) + "\n")
+    for name, write, data in (
+        ("games.csv", _write_games_csv, outcome),
+        ("agents.csv", _write_agents_csv, summary),
+        ("head_to_head.csv", _write_h2h_csv, summary),
+    ):
+        with naming_errors(out / name):  # a full disk names the file
+            write(data, out / name)
     from experiments.viewer.samples import samples_text, write_samples
 
     links = samples_text(write_samples(out), out)  # replay pages of a few sample games
-    (out / "leaderboard.txt").write_text(
-        leaderboard_text(summary) + (f"\n\n{links}" if links else "") + "\n"
-    )
+    board = leaderboard_text(summary) + (f"\n\n{links}" if links else "") + "\n"
+    write_atomic(out / "leaderboard.txt", board)
     if plots:
         from experiments.tournament.plots import write_plots
 

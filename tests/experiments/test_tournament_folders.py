@@ -223,23 +223,25 @@ def test_workers_are_capped_at_the_chunks_of_games(tmp_path, capsys):
     assert json.loads((tmp_path / "run.json").read_text())["workers"] == 3
 
 
-def test_a_full_disk_names_the_file_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["games.jsonl", "tournament.json", "summary.json"])
+def test_a_full_disk_names_the_file_and_leaves_no_temporary_file(tmp_path, monkeypatch, name):
     run_tournament(config(), workers=1, out=tmp_path, max_new_games=7)
     before = (tmp_path / "games.jsonl").read_bytes()
-
     fsync = os.fsync
 
-    def full(fd: int) -> None:  # the disk fills up as games.jsonl is rewritten in order
-        if os.readlink(f"/proc/self/fd/{fd}").endswith("games.jsonl.tmp"):
+    def full(fd: int) -> None:  # the disk fills up as the file is written
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(f"{name}.tmp"):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         fsync(fd)
 
     monkeypatch.setattr(outdir.os, "fsync", full)
-    with pytest.raises(OSError, match=r"No space left on device: '.*games\.jsonl'") as info:
+    pattern = rf"No space left on device: '.*{name.replace('.', '[.]')}'"
+    with pytest.raises(OSError, match=pattern) as info:
         run_tournament(config(), workers=1, out=tmp_path, plots=False)
     assert info.value.errno == errno.ENOSPC
     assert not list(tmp_path.glob("*.tmp"))
     assert (tmp_path / "games.jsonl").read_bytes().startswith(before)
     monkeypatch.undo()
     again = run_tournament(config(), workers=1, out=tmp_path, plots=False)
-    assert again.outcome.played == 0 and again.outcome.complete  # nothing was lost
+    assert again.outcome.complete and (tmp_path / "summary.json").is_file()
+    assert again.outcome.played == (30 - 7 if name == "tournament.json" else 0)  # nothing lost
