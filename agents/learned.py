@@ -134,13 +134,17 @@ def load_learned(
     meta = read_metadata(path)
     check_compatible(meta, game=game, num_players=num_players, where=str(path))
     check_layout(meta, current_layout(meta, str(path)), str(path))
+    state = load_policy_arrays(path)
     try:
-        policy = NumpyPolicy.from_state_dict(
-            load_policy_arrays(path), meta.get("activation", "tanh")
-        )
+        policy = NumpyPolicy.from_state_dict(state, meta.get("activation", "tanh"))
+        shape = (policy.obs_size, policy.num_actions)
     except KeyError as exc:
         raise ValueError(f"{path}: its policy.pth lacks the actor's {exc} entry") from None
-    if policy.obs_size != meta.get("obs_size") or policy.num_actions != meta.get("num_actions"):
+    except (ValueError, TypeError, IndexError) as exc:  # a damaged file that still unpacks
+        raise ValueError(
+            f"{path}: its policy.pth does not hold the actor of a MaskablePPO policy ({exc})"
+        ) from None
+    if shape != (meta.get("obs_size"), meta.get("num_actions")):
         raise ValueError(f"{path}: the network's shape does not match its kiaule.json")
     return LearnedAgent(
         policy,

@@ -15,8 +15,13 @@ count; load them with ``agents.make("<game>/ppo", path=...)``.
 
 Config files (YAML or JSON) are merged over :data:`DEFAULTS` and checked against the schema of
 :mod:`experiments.train_config`; see ``experiments/configs/``. Checkpoints also hold the run's
-state (``step_N_state.pkl``), so ``--resume`` continues exactly where the run stopped; on resume
-``--timesteps`` is the total to reach. Ctrl-C stops at the next rollout boundary with a checkpoint.
+state (``step_N_state.json`` + ``step_N_state.npz``), so ``--resume`` continues exactly where the
+run stopped; on resume ``--timesteps`` is the total to reach. Ctrl-C stops at the next rollout
+boundary with a checkpoint.
+
+Nothing a run loads is unpickled: ``--resume`` builds the model from the config and reads the
+checkpoint's tensors with ``torch.load(weights_only=True)`` (SB3's pickled ``data`` entry is never
+read), and the training state is JSON and plain arrays.
 """
 
 from __future__ import annotations
@@ -207,22 +212,36 @@ def parse_set(items: list[str]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- building blocks
+#: the Monitor's own fields a checkpoint keeps (its episode statistics), all JSON-able
+MONITOR_FIELDS = (
+    "t_start",
+    "rewards",
+    "needs_reset",
+    "episode_returns",
+    "episode_lengths",
+    "episode_times",
+    "total_steps",
+    "current_reset_info",
+)
+
+
 @functools.cache
 def _resumable_monitor():
-    """SB3's ``Monitor`` with ``get_state``/``set_state`` covering itself and the env inside."""
-    import pickle
-
+    """SB3's ``Monitor`` with ``get_state``/``set_state`` covering itself and the env inside,
+    as data (:meth:`agents.training.wrapper.LearnerEnv.get_state`): nothing is pickled."""
     from stable_baselines3.common.monitor import Monitor
 
     class ResumableMonitor(Monitor):
-        def get_state(self) -> bytes:
-            own = {k: v for k, v in self.__dict__.items() if k != "env"}
-            return pickle.dumps((own, self.env.get_state()), protocol=pickle.HIGHEST_PROTOCOL)
+        def get_state(self) -> dict[str, Any]:
+            inner = self.env.get_state()
+            own = {name: copy.deepcopy(getattr(self, name)) for name in MONITOR_FIELDS}
+            return {"data": {"monitor": own, "env": inner["data"]}, "arrays": inner["arrays"]}
 
-        def set_state(self, state: bytes) -> None:
-            own, inner = pickle.loads(state)
-            self.__dict__.update(own)
-            self.env.set_state(inner)
+        def set_state(self, state: dict[str, Any]) -> None:
+            data = state["data"]
+            self.env.set_state({"data": data["env"], "arrays": state["arrays"]})
+            for name in MONITOR_FIELDS:
+                setattr(self, name, copy.deepcopy(data["monitor"][name]))
 
     return ResumableMonitor
 
@@ -333,7 +352,19 @@ def _pool_path(checkpoint: Path) -> Path:
 
 
 def state_path(checkpoint: Path) -> Path:
-    """The training state saved next to a checkpoint (envs, random generators, counters)."""
+    """The training state saved next to a checkpoint (envs, random generators, counters): a JSON
+    file, with its arrays beside it (:func:`state_arrays_path`)."""
+    return checkpoint.with_name(checkpoint.stem + "_state.json")
+
+
+def state_arrays_path(checkpoint: Path) -> Path:
+    """The arrays of a checkpoint's training state (``.npz``: generators, snapshots, last
+    observations), read with numpy's ``allow_pickle=False``."""
+    return checkpoint.with_name(checkpoint.stem + "_state.npz")
+
+
+def legacy_state_path(checkpoint: Path) -> Path:
+    """Where older versions wrote a checkpoint's training state, as a pickle (never read)."""
     return checkpoint.with_name(checkpoint.stem + "_state.pkl")
 
 
@@ -361,67 +392,173 @@ def load_pool(vec_env, path: Path) -> int:
     return len(grouped)
 
 
-STATE_FORMAT = 1
+#: 2: JSON + npz, envs as replayable episodes (1, a pickle, is refused)
+STATE_FORMAT = 2
 
 
-def save_training_state(path: Path, vec_env, callbacks: dict[str, Any]) -> None:
-    """Write what a checkpoint's model file lacks for an exact resume (see :func:`train`)."""
-    import pickle
+def save_training_state(checkpoint: Path, vec_env, callbacks: dict[str, Any], model) -> None:
+    """Write what a checkpoint's model file lacks for an exact resume (see :func:`train`), as
+    data: :func:`state_path` (JSON) and :func:`state_arrays_path` (npz). Nothing is pickled.
+
+    The self-play snapshots are the same in every env (each is added to all of them), so the
+    arrays hold each snapshot once, by serial.
+    """
     import random
 
     import numpy as np
     import torch
 
+    arrays: dict[str, np.ndarray] = {}
+    envs = []
+    for env_state in vec_env.env_method("get_state"):
+        envs.append(env_state["data"])
+        for key, value in env_state["arrays"].items():
+            if key in arrays and not np.array_equal(arrays[key], value):
+                raise RuntimeError(f"the envs' opponent pools disagree on {key}")
+            arrays[key] = value
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    arrays["numpy_keys"] = keys
+    arrays["torch"] = torch.get_rng_state().numpy()
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
+    for i, cuda_state in enumerate(cuda):
+        arrays[f"torch_cuda{i}"] = cuda_state.numpy()
+    if model._last_obs is not None:
+        arrays["last_obs"] = np.asarray(model._last_obs)
+        arrays["last_episode_starts"] = np.asarray(model._last_episode_starts)
+    version, internal, gauss = random.getstate()
     state = {
         "format": STATE_FORMAT,
-        "envs": vec_env.env_method("get_state"),
-        "numpy": np.random.get_state(),
-        "python": random.getstate(),
-        "torch": torch.get_rng_state(),
-        "torch_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+        "model": {
+            "num_timesteps": int(model.num_timesteps),
+            "n_updates": int(model._n_updates),
+            "progress_remaining": float(model._current_progress_remaining),
+            "ep_info_buffer": list(model.ep_info_buffer or []),
+            "ep_success_buffer": list(model.ep_success_buffer or []),
+        },
+        "numpy": {"kind": kind, "pos": int(pos), "has_gauss": int(has_gauss), "cached": cached},
+        "python": [version, list(internal), gauss],
+        "torch_cuda": len(cuda),
         "callbacks": {name: cb.state() for name, cb in callbacks.items()},
+        "envs": envs,
     }
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-    tmp.replace(path)
+    npz, path = state_arrays_path(checkpoint), state_path(checkpoint)
+    with open(npz.with_name(npz.name + ".tmp"), "wb") as fh:
+        np.savez(fh, **arrays)
+    npz.with_name(npz.name + ".tmp").replace(npz)
+    path.with_name(path.name + ".tmp").write_text(json.dumps(state))
+    path.with_name(path.name + ".tmp").replace(path)  # last: a state is complete once it exists
 
 
-def load_training_state(path: Path) -> dict[str, Any]:
-    """A checkpoint's training state; ``ValueError`` naming the file if it is not one."""
-    import pickle
+def load_training_state(checkpoint: Path) -> dict[str, Any]:
+    """A checkpoint's training state (JSON, its arrays under ``"arrays"``); ``ValueError``
+    naming the file if it is not one. Only data is read: numpy with ``allow_pickle=False``."""
+    import zipfile
 
+    import numpy as np
+
+    path, npz = state_path(checkpoint), state_arrays_path(checkpoint)
     try:
-        state = pickle.loads(path.read_bytes())
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError) as exc:
-        raise ValueError(f"{path} is not a training state file ({exc})") from None
+        state = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not a training state file (not JSON: {exc})") from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise ValueError(f"{path} is not a training state file of format {STATE_FORMAT}")
+    if not npz.is_file():
+        raise ValueError(f"{path}: its arrays file {npz.name} is missing")
+    try:
+        with np.load(npz, allow_pickle=False) as data:
+            state["arrays"] = {key: data[key] for key in data.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{npz} is not the arrays file of a training state ({first})") from None
     return state
 
 
-def restore_training_state(state: dict[str, Any], vec_env, callbacks: dict[str, Any]) -> None:
-    """Put envs, random generators and callback counters back where the checkpoint left them."""
+def restore_training_state(
+    state: dict[str, Any], vec_env, callbacks: dict[str, Any], model, where: str = "checkpoint"
+) -> None:
+    """Put envs, random generators, callback counters and the model's counters (steps,
+    updates, last observations) back where the checkpoint left them; ``ValueError`` naming
+    ``where`` if the state does not fit this run."""
+    envs = state.get("envs")
+    if not isinstance(envs, list) or len(envs) != vec_env.num_envs:
+        ran = len(envs) if isinstance(envs, list) else "?"
+        raise ValueError(
+            f"the checkpoint ran {ran} envs but this run has n_envs={vec_env.num_envs}; "
+            "resume with the checkpoint's n_envs"
+        )
+    try:
+        _restore_state(state, vec_env, callbacks, model)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError, RuntimeError) as exc:
+        raise ValueError(f"{where}: its training state cannot be restored ({exc})") from None
+
+
+def _restore_state(state: dict[str, Any], vec_env, callbacks: dict[str, Any], model) -> None:
     import random
+    from collections import deque
 
     import numpy as np
     import torch
 
-    envs = state["envs"]
-    if len(envs) != vec_env.num_envs:
-        raise ValueError(
-            f"the checkpoint ran {len(envs)} envs but this run has n_envs={vec_env.num_envs}; "
-            "resume with the checkpoint's n_envs"
-        )
-    for i, env_state in enumerate(envs):
-        vec_env.env_method("set_state", env_state, indices=[i])
+    arrays = state["arrays"]
+    snapshots = {k: v for k, v in arrays.items() if k.startswith("snapshot_")}
+    for i, env_data in enumerate(state["envs"]):
+        vec_env.env_method("set_state", {"data": env_data, "arrays": snapshots}, indices=[i])
     for name, cb in callbacks.items():
         if name in state["callbacks"]:
             cb.restore(state["callbacks"][name])
-    np.random.set_state(state["numpy"])
-    random.setstate(state["python"])
-    torch.set_rng_state(state["torch"])
-    if state.get("torch_cuda") is not None and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["torch_cuda"])
+    rng = state["numpy"]
+    np.random.set_state(
+        (rng["kind"], arrays["numpy_keys"], rng["pos"], rng["has_gauss"], rng["cached"])
+    )
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+    torch.set_rng_state(torch.from_numpy(arrays["torch"]))
+    if state["torch_cuda"] and torch.cuda.is_available():
+        cuda = [torch.from_numpy(arrays[f"torch_cuda{i}"]) for i in range(state["torch_cuda"])]
+        torch.cuda.set_rng_state_all(cuda)
+    counters = state["model"]
+    model.num_timesteps = int(counters["num_timesteps"])
+    model._n_updates = int(counters["n_updates"])
+    model._current_progress_remaining = float(counters["progress_remaining"])
+    window = model._stats_window_size
+    model.ep_info_buffer = deque(counters["ep_info_buffer"], maxlen=window)
+    model.ep_success_buffer = deque(counters["ep_success_buffer"], maxlen=window)
+    if "last_obs" in arrays:
+        model._last_obs = arrays["last_obs"]
+        model._last_episode_starts = arrays["last_episode_starts"]
+
+
+def load_checkpoint_model(resume: Path, config: dict[str, Any], vec_env, tensorboard_log):
+    """The model of ``config`` with a checkpoint's weights and optimizer moments.
+
+    The network is built from the config (it must be the one ``kiaule.json`` records) and
+    the tensors are read with ``torch.load(weights_only=True)``; the zip's ``data`` entry (SB3's
+    pickled settings) is never read, so a model file cannot run code. ``ValueError`` naming the
+    file if its tensors do not fit.
+    """
+    from agents.training.model_io import load_state_entry, read_metadata
+
+    meta = read_metadata(resume)
+    policy = config["policy"]
+    recorded = {"net_arch": meta.get("net_arch"), "activation": meta.get("activation")}
+    wanted = {"net_arch": list(policy["net_arch"]), "activation": policy["activation"]}
+    if recorded != wanted:
+        raise ValueError(
+            f"{resume} has the network {recorded} but the config asks for {wanted}; a resumed "
+            "run keeps its network (leave policy.* as the checkpoint's config has it)"
+        )
+    weights = load_state_entry(resume, "policy.pth")
+    moments = load_state_entry(resume, "policy.optimizer.pth")
+    model = new_model(config, vec_env, tensorboard_log)
+    try:
+        model.policy.load_state_dict(weights)
+        model.policy.optimizer.load_state_dict(moments)
+    except (RuntimeError, KeyError, ValueError, TypeError, IndexError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{resume}: its tensors do not fit the model ({first})") from None
+    model.num_timesteps = int(meta.get("timesteps", 0))
+    return model
 
 
 def check_resume(config: dict[str, Any], resume: Path) -> dict[str, Any]:
@@ -440,6 +577,14 @@ def check_resume(config: dict[str, Any], resume: Path) -> dict[str, Any]:
         raise ValueError(f"{resume} is a {meta['game']} checkpoint, not {config['game']}")
     layout = get_game(config["game"]).observation_layout(**config["env_kwargs"])
     check_layout(meta, layout, str(resume))
+    legacy = legacy_state_path(resume)
+    if legacy.exists() and not state_path(resume).exists():
+        raise ValueError(
+            f"{legacy} is a training state of an older version, a pickle: it is not loaded, "
+            "because unpickling a file can run any code. Resume from a checkpoint this version "
+            f"wrote ({state_path(resume).name}), or move {legacy.name} away to continue from the "
+            "checkpoint's weights alone (not exactly as the run would have gone on)"
+        )
     done = int(meta.get("timesteps", 0))
     total = int(config["total_timesteps"])
     if total <= done:
@@ -496,10 +641,11 @@ def train(
 
     ``command`` (the command line that started the run) is recorded in every saved model.
 
-    Checkpoints are taken at rollout boundaries, each with its training state
-    (``step_N_state.pkl``: every env's game in progress and opponent pool, the numpy, Python and
-    torch generators, the callbacks' counters), so resuming from one gives bit for bit the model
-    the uninterrupted run with the same seed gives. ``stop`` (a
+    Checkpoints are taken at rollout boundaries, each with its training state as data
+    (``step_N_state.json`` and ``.npz``: every env's game in progress, as a replay of its episode,
+    and opponent pool, the numpy, Python and torch generators, the callbacks' and the model's
+    counters), so resuming from one gives bit for bit the model the uninterrupted run with the
+    same seed gives. ``stop`` (a
     :class:`~agents.training.callbacks.StopRequest`; Ctrl-C sets it) ends the run at the next
     boundary with a checkpoint, reported in ``TrainResult.stopped_at`` and ``checkpoint``.
     """
@@ -512,7 +658,6 @@ def train(
 
 def _train(config, resume, progress, export, command, stop) -> TrainResult:
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
 
     from agents.training import callbacks as cb
@@ -526,14 +671,8 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     tb_dir = str(out / "tb") if config["tensorboard"] else None
     vec_env = make_vec_env(config)
-    if resume is not None:
-        model = MaskablePPO.load(
-            resume,
-            env=vec_env,
-            device=config["device"],
-            tensorboard_log=tb_dir,
-            force_reset=not state_path(resume).is_file(),
-        )
+    if resume is not None:  # from tensors and the config: nothing in the zip is unpickled
+        model = load_checkpoint_model(resume, config, vec_env, tb_dir)
     else:
         model = new_model(config, vec_env, tb_dir)
     (out / "config.json").write_text(json.dumps(config, indent=2, default=str))
@@ -555,7 +694,7 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
         path = out / "checkpoints" / f"step_{step}.zip"
         save_model(path)
         save_pool(vec_env, _pool_path(path))
-        save_training_state(state_path(path), vec_env, resumable)
+        save_training_state(path, vec_env, resumable, model)
         return path
 
     eval_kwargs = config["eval"]["env_kwargs"]
@@ -579,7 +718,8 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     resumable.update(selfplay=selfplay, checkpoint=ckpt, eval=eval_cb)
     if resume is not None:
         if state_path(resume).is_file():
-            restore_training_state(load_training_state(state_path(resume)), vec_env, resumable)
+            state = load_training_state(resume)
+            restore_training_state(state, vec_env, resumable, model, str(state_path(resume)))
         else:  # an exported or older model: its envs and generators start afresh
             load_pool(vec_env, _pool_path(resume))
             print(
@@ -615,7 +755,7 @@ def _train(config, resume, progress, export, command, stop) -> TrainResult:
     save_model(final)
     save_pool(vec_env, _pool_path(final))
     if not budget.stopped_early:  # ended at a rollout boundary: the final model resumes exactly
-        save_training_state(state_path(final), vec_env, resumable)
+        save_training_state(final, vec_env, resumable, model)
     if export is not None:
         from agents.training.model_io import export_for_play
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import time
+import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,11 +83,20 @@ class Labels:
 
     @classmethod
     def load(cls, path: Path) -> Labels:
-        with np.load(path) as data:
-            return cls(
-                data["obs"], data["mask"], data["action"], data["target"], data["reward"],
-                int(data["games"]), float(data["seconds"]),
-            )  # fmt: skip
+        """Labels a previous run saved; arrays only (``allow_pickle=False``: a file cannot run
+        code). ``ValueError`` naming the file if it is not such labels."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return cls(
+                    data["obs"], data["mask"], data["action"], data["target"], data["reward"],
+                    int(data["games"]), float(data["seconds"]),
+                )  # fmt: skip
+        except (ValueError, KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ValueError(
+                f"{path} is not a round of warm-start labels ({first}); delete it to label the "
+                "round again"
+            ) from None
 
 
 @dataclass

@@ -275,25 +275,36 @@ def load_policy_arrays(path: str | Path) -> dict[str, Any]:
 
     ``ValueError`` naming the file if it has no readable ``policy.pth``.
     """
+    return load_state_entry(path, "policy.pth")
+
+
+def load_state_entry(path: str | Path, entry: str) -> dict[str, Any]:
+    """A torch state dict stored as ``entry`` of a model zip (``policy.pth``, or the optimizer's
+    ``policy.optimizer.pth``), read with ``weights_only=True``: tensors and plain containers
+    only, so the entry cannot run code. ``ValueError`` naming the file and the entry if it is
+    missing, damaged, or not a state dict.
+    """
     import io
-    import pickle
 
     import torch
 
     try:
         with zipfile.ZipFile(path) as zf:
-            data = zf.read("policy.pth")
+            data = zf.read(entry)
     except KeyError:
-        raise ValueError(f"{path} has no policy.pth: it is not a saved MaskablePPO model") from None
+        raise ValueError(f"{path} has no {entry}: it is not a saved MaskablePPO model") from None
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
         raise ValueError(f"{path} is not a model zip file, or it is damaged: {exc}") from None
     try:
         state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as exc:
+    except Exception as exc:
+        # damaged bytes fail anywhere in torch's unpickler (UnpicklingError, RuntimeError, but
+        # also IndexError, KeyError, struct.error...); a refused global is an UnpicklingError.
+        # All mean the same: not a state dict of tensors.
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"{path}: its policy.pth is not a torch state dict ({first})") from None
+        raise ValueError(f"{path}: its {entry} is not a torch state dict ({first})") from None
     if not isinstance(state, dict):
-        raise ValueError(f"{path}: its policy.pth holds {type(state).__name__}, not a state dict")
+        raise ValueError(f"{path}: its {entry} holds {type(state).__name__}, not a state dict")
     return state
 
 

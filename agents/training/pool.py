@@ -27,6 +27,27 @@ from agents.training.policy import NumpyPolicy, PolicyAgent
 SELF = "self"
 
 
+def generator_states(obj: Any) -> dict[str, dict[str, Any]]:
+    """The states (JSON-able dicts) of the numpy generators among ``obj``'s attributes."""
+    return {
+        name: value.bit_generator.state
+        for name, value in vars(obj).items()
+        if isinstance(value, np.random.Generator)
+    }
+
+
+def set_generator_states(obj: Any, states: Mapping[str, Any], where: str) -> None:
+    """Put :func:`generator_states` back; ``ValueError`` naming ``where`` if one does not fit."""
+    for name, state in states.items():
+        generator = getattr(obj, name, None)
+        if not isinstance(generator, np.random.Generator):
+            raise ValueError(f"{where} has no generator {name!r} to restore")
+        try:
+            generator.bit_generator.state = state
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ValueError(f"{where}: generator {name!r} has no valid state ({exc})") from None
+
+
 def lineups_seat_self(lineups: Mapping[str, float] | None) -> bool:
     """Whether any lineup with a positive weight seats the learner's snapshots (``self``)."""
     return any(w > 0 and SELF in lineup.split() for lineup, w in (lineups or {}).items())
@@ -157,6 +178,38 @@ class OpponentPool:
     def snapshot_arrays(self) -> list[dict[str, np.ndarray]]:
         """The retained snapshots as arrays (saved with checkpoints for resuming)."""
         return [p.to_arrays() for _, p in self.snapshots]
+
+    # ------------------------------------------------------------------ checkpoint state (data)
+    def agent_states(self) -> list[list[Any]]:
+        """The created agents as data: ``[member, seat, generator states]`` each.
+
+        Agents are rebuilt from their member name, so their generators are all a checkpoint
+        needs of them across episodes (what they remember within an episode, such as the
+        Kiauliaganys heuristic's tried moves, is rebuilt by replaying the episode).
+        """
+        agents = self._agents.items()
+        return [[member, seat, generator_states(agent)] for (member, seat), agent in agents]
+
+    def restore(
+        self,
+        serials: list[int],
+        policies: Mapping[int, NumpyPolicy],
+        next_serial: int,
+        agents: list[list[Any]],
+    ) -> None:
+        """Become the pool a checkpoint described: the snapshots ``serials`` (from ``policies``),
+        the next serial, and the created agents (those already here are kept, so an agent that
+        plays the episode in progress stays the same object; the others are built anew)."""
+        self.snapshots = [(int(s), policies[int(s)]) for s in serials]
+        self._next_serial = int(next_serial)
+        previous, self._agents = self._agents, {}
+        for member, seat, states in agents:
+            key = (str(member), int(seat))
+            agent = previous.get(key)
+            if agent is None:
+                agent = self._create(key[0], seed=0)
+            set_generator_states(agent, states, f"opponent {key[0]}")
+            self._agents[key] = agent
 
     # ------------------------------------------------------------------ drawing
     def draw(self, rng: np.random.Generator) -> str:

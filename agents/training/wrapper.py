@@ -29,8 +29,10 @@ this episode and pass options (stacked decks, RULES §0) to the env's own ``rese
 
 from __future__ import annotations
 
-import pickle
+import copy
+import hashlib
 import time
+from collections import defaultdict
 from typing import Any
 
 import gymnasium as gym
@@ -38,9 +40,13 @@ import numpy as np
 
 from agents.base import Agent, Decision
 from agents.random_agent import RandomAgent
+from agents.training.policy import NumpyPolicy
 from agents.training.pool import SELF, OpponentPool
 from kiaule_env import get_game, layout_of_env
 from kiaule_env.core.layout import ObservationLayout
+
+#: the format of :meth:`LearnerEnv.get_state`'s data (1: JSON and arrays, replayed episode)
+ENV_STATE_FORMAT = 1
 
 #: episodes in a row that may end before the learner's first decision before reset gives up
 _MAX_EMPTY_EPISODES = 100
@@ -99,6 +105,9 @@ class LearnerEnv(gym.Env):
         self._obs: np.ndarray = np.zeros(self.observation_space.shape, np.float32)
         self._mask: np.ndarray = np.zeros(self.action_space.n, bool)
         self._parallel_obs: dict[str, Any] = {}
+        #: the episode in progress as a checkpoint replays it (:meth:`get_state`)
+        self._replay: dict[str, Any] | None = None
+        self._replay_policies: dict[int, NumpyPolicy] = {}
         #: seconds spent in the env, in opponents' ``act``, and in reset/step in all
         self.timing = {"env": 0.0, "opponents": 0.0, "total": 0.0, "steps": 0, "episodes": 0}
 
@@ -113,14 +122,80 @@ class LearnerEnv(gym.Env):
     def timing_stats(self) -> dict[str, float]:
         return dict(self.timing)
 
-    def get_state(self) -> bytes:
-        """Everything this env is: the game in progress, its generator, the pool and its agents
-        (pickled; checkpoints store it so a resumed run continues the same episodes)."""
-        return pickle.dumps(self.__dict__, protocol=pickle.HIGHEST_PROTOCOL)
+    def get_state(self) -> dict[str, Any]:
+        """Everything this env is, as data (checkpoints store it; nothing is pickled).
 
-    def set_state(self, state: bytes) -> None:
-        """Become the env :meth:`get_state` saved (only load states your own runs wrote)."""
-        self.__dict__.update(pickle.loads(state))
+        ``{"data": ..., "arrays": ...}``: ``data`` is JSON-able (the generators' states, the
+        timing totals, the pool's snapshot serials and agents' generators, and the episode in
+        progress as a replay: the generator and pool as the episode's ``reset`` found them and
+        the learner's actions since), ``arrays`` the snapshot networks it needs, by serial.
+        :meth:`set_state` rebuilds the game in progress by replaying it, so the engine and the
+        opponents' memories come back as they were.
+        """
+        replay = self._replay
+        needed = dict(self._replay_policies) if replay is not None else {}
+        needed.update(self.pool.snapshots)
+        arrays = {
+            f"snapshot_{serial}/{key}": value
+            for serial, policy in needed.items()
+            for key, value in policy.to_arrays().items()
+        }
+        data = {
+            "format": ENV_STATE_FORMAT,
+            "rng": self.np_random.bit_generator.state,
+            "np_random_seed": getattr(self, "_np_random_seed", None),
+            "timing": dict(self.timing),
+            "pool": {
+                "serials": [s for s, _ in self.pool.snapshots],
+                "next_serial": self.pool._next_serial,
+                "agents": self.pool.agent_states(),
+            },
+            "episode": copy.deepcopy(replay),
+            "check": self._fingerprint(),
+        }
+        return {"data": data, "arrays": arrays}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Become the env :meth:`get_state` described; ``ValueError`` if it is not such a state
+        or its episode does not replay to the same position (another version of the rules or
+        of an opponent)."""
+        try:
+            data, arrays = state["data"], state["arrays"]
+            if data.get("format") != ENV_STATE_FORMAT:
+                raise ValueError(f"env state format {data.get('format')!r}, not {ENV_STATE_FORMAT}")
+            policies = _policies_from(arrays)
+            pool = data["pool"]
+            episode = data["episode"]
+            if episode is not None:
+                start = episode["serials"], policies, pool["next_serial"], episode["agents"]
+                self.pool.restore(*start)
+                self._replay_episode(episode)
+            self.pool.restore(pool["serials"], policies, pool["next_serial"], pool["agents"])
+            self.np_random.bit_generator.state = data["rng"]
+            self._np_random_seed = data["np_random_seed"]
+            self.timing = {k: data["timing"][k] for k in self.timing}
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise ValueError(f"not a training env state ({type(exc).__name__}: {exc})") from None
+        if self._fingerprint() != data["check"]:
+            raise ValueError(
+                "the episode in progress did not replay to the position it was saved at: the "
+                "rules or an opponent changed since the checkpoint was written"
+            )
+
+    def _replay_episode(self, episode: dict[str, Any]) -> None:
+        """Play the saved episode again from its ``reset``: same draws, opponents and actions."""
+        self.np_random.bit_generator.state = episode["rng"]
+        self._new_episode(dict(episode["options"]))
+        for action in episode["actions"]:
+            self.step(int(action))
+
+    def _fingerprint(self) -> str:
+        """A digest of where the learner stands (observation, mask, pending reward, seats)."""
+        digest = hashlib.sha256()
+        digest.update(np.ascontiguousarray(self._obs, dtype=np.float32).tobytes())
+        digest.update(np.ascontiguousarray(self._mask, dtype=bool).tobytes())
+        digest.update(repr((float(self._pending), self.learner_seats)).encode())
+        return digest.hexdigest()
 
     @property
     def layout(self) -> ObservationLayout:
@@ -146,6 +221,21 @@ class LearnerEnv(gym.Env):
             raise ValueError(
                 f"unknown reset option(s) {sorted(unknown)}; use 'seat', 'env_options'"
             )
+        self._new_episode(options)
+        self.timing["total"] += time.perf_counter() - start
+        return self._obs, {"learner_seats": self.learner_seats}
+
+    def _new_episode(self, options: dict[str, Any]) -> None:
+        """Start the next episode that gives the learner a decision, first noting (as data)
+        what a checkpoint needs to replay it: the generator, the pool's snapshots and agents."""
+        self._replay = {
+            "rng": self.np_random.bit_generator.state,
+            "options": options,
+            "serials": [s for s, _ in self.pool.snapshots],
+            "agents": self.pool.agent_states(),
+            "actions": [],
+        }
+        self._replay_policies = dict(self.pool.snapshots)
         self._pending = 0.0
         for _ in range(_MAX_EMPTY_EPISODES):
             self._start_episode(options)
@@ -155,12 +245,12 @@ class LearnerEnv(gym.Env):
         else:
             raise RuntimeError(f"{_MAX_EMPTY_EPISODES} episodes in a row gave the learner no move")
         self.timing["episodes"] += 1
-        self.timing["total"] += time.perf_counter() - start
-        return self._obs, {"learner_seats": self.learner_seats}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         start = time.perf_counter()
         action = int(action)
+        if self._replay is not None:
+            self._replay["actions"].append(action)
         if self.parallel:
             done = self._parallel_step(action)
         else:
@@ -376,3 +466,12 @@ class LearnerEnv(gym.Env):
             self._mask = np.zeros(self.action_space.n, bool)
             return True
         return self._parallel_ready()
+
+
+def _policies_from(arrays: dict[str, np.ndarray]) -> dict[int, NumpyPolicy]:
+    """The snapshot networks of an env state's ``snapshot_<serial>/<name>`` arrays."""
+    grouped: dict[int, dict[str, np.ndarray]] = defaultdict(dict)
+    for key, value in arrays.items():
+        head, _, name = key.partition("/")
+        grouped[int(head.removeprefix("snapshot_"))][name] = value
+    return {serial: NumpyPolicy.from_arrays(parts) for serial, parts in grouped.items()}
