@@ -73,12 +73,13 @@ def claim_output(
     settings: Any,
     force: bool = False,
     option: str = "--out",
+    any_settings: bool = False,
 ) -> Iterator[Claim]:
     """Hold ``path`` exclusively for the ``with`` block, after checking it may be written.
 
     ``owner`` is the command (``"kiaule tournament"``); ``settings`` (JSON data) decide the
     folder's content: the folder must be empty, or hold ``owner``'s output for equal
-    ``settings`` (``None``: any settings of ``owner``, for folders the command owns whatever
+    ``settings`` (for any settings with ``any_settings``: folders the command rewrites whatever
     it is asked, like the published results). ``force`` takes over any folder. ``option`` names
     the argument in messages. Raises :class:`OutputInUse` or :class:`OutputNotOurs`
     (``ValueError``\\ s) before anything is written but the lock file.
@@ -99,7 +100,7 @@ def claim_output(
         ) from None
     try:
         _write_holder(folder)
-        fresh = _check_folder(folder, owner, settings, force, option)
+        fresh = _check_folder(folder, owner, None if any_settings else settings, force, option)
         marker = {"command": owner, "settings": settings}
         write_atomic(folder / MARKER_FILE, json.dumps(marker, indent=1) + "\n")
         yield Claim(folder, fresh)
@@ -147,7 +148,7 @@ def differences(old: Any, new: Any) -> str:
     old, new = _normal(old), _normal(new)
     if not isinstance(old, dict) or not isinstance(new, dict):
         return f"{_short(old)} there, {_short(new)} here"
-    keys = [k for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k)]
+    keys = [k for k in dict.fromkeys([*new, *old]) if old.get(k) != new.get(k)]
     return "; ".join(
         f"{k}: {_short(old.get(k, '(none)'))} there, {_short(new.get(k, '(none)'))} here"
         for k in keys
@@ -173,7 +174,7 @@ def _write_holder(folder: Path) -> None:
     holder = {
         "pid": os.getpid(),
         "host": socket.gethostname(),
-        "command": " ".join(["kiaule", *sys.argv[1:]]) if sys.argv else "",
+        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else "",
         "since": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     with naming_errors(folder / LOCK_FILE), (folder / LOCK_FILE).open("w") as f:

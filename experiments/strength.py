@@ -248,15 +248,14 @@ def main(argv: list[str] | None = None) -> int:
         check_output_dir(args.work, "--work")
     except ValueError as exc:
         parser.error(str(exc))
-    with claim_output(args.out, OWNER, out_settings(args), force=args.force):
+    # the published results, the default --out, are rewritten whatever the settings
+    published = args.out.resolve() == DEFAULT_OUT.resolve()
+    with claim_output(args.out, OWNER, out_settings(args), args.force, any_settings=published):
         return _run_and_write(args, argv, searchable)
 
 
-def out_settings(args: Any) -> dict[str, Any] | None:
-    """The settings that decide ``--out``'s content; ``None`` (any) for the published results,
-    the command's default output, which every run rewrites."""
-    if args.out.resolve() == DEFAULT_OUT.resolve():
-        return None
+def out_settings(args: Any) -> dict[str, Any]:
+    """The settings that decide ``--out``'s content (recorded in its marker)."""
     if args.merge:
         return {"merge": [str(folder) for folder in args.merge]}
     keys = ("only", "games", "budget_games", "kinds", "budgets", "default")

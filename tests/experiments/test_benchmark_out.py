@@ -68,21 +68,20 @@ def test_a_folder_with_a_users_readme_is_refused_and_force_overwrites_it(
     capsys.readouterr()
 
 
-def test_the_published_folder_is_its_own_output_for_any_settings():
-    import argparse
+def test_the_published_folder_is_its_own_output_for_any_settings(tmp_path, monkeypatch):
+    import shutil
 
     from experiments.outdir import read_marker
 
     marker = read_marker(benchmark.PUBLISHED)
     assert marker is not None and marker["command"] == benchmark.OWNER
-    published = argparse.Namespace(out=benchmark.PUBLISHED, scale=0.1, seed=3, only=None, agents=[])
-    assert benchmark.report_settings(published) is None
-    mine = argparse.Namespace(
-        out=Path("runs/x"), scale=0.1, seed=3, only=["pig", "kozel"], agents=[]
-    )
-    assert benchmark.report_settings(mine) == {
-        "scale": 0.1,
-        "seed": 3,
-        "only": ["kozel", "pig"],
-        "agents": [],
-    }
+    published = tmp_path / "experiments" / "results" / "benchmark"
+    shutil.copytree(benchmark.PUBLISHED, published)
+    monkeypatch.setattr(benchmark, "PUBLISHED", published)
+    monkeypatch.setattr(benchmark, "SUITE", (benchmark.SuiteEntry("toy", 12, {}, "a toy game"),))
+    args = ["--out", str(published), "--work", str(tmp_path / "work"), "--no-speed"]
+    args += ["--no-progress", "--no-plots", "--workers", "1", "--scale", "0.5", "--seed", "4"]
+    assert benchmark.main(args) == 0  # other settings than the published run's: rewritten
+    assert "## toy" in (published / "README.md").read_text()
+    settings = read_marker(published)["settings"]
+    assert settings == {"scale": 0.5, "seed": 4, "only": None, "agents": []}
