@@ -391,8 +391,7 @@ def play(
     with contextlib.ExitStack() as stack:
         sink = None
         if path is not None:
-            stack.enter_context(naming_errors(path))
-            sink = stack.enter_context(path.open("a"))
+            sink = stack.enter_context(_Appender(path))
         for item in _play_all(
             config,
             spec,
@@ -421,6 +420,27 @@ def play(
     outcome = RunOutcome(config, spec, schedule, games, count, resumed, seconds, workers, complete)
     outcome.workers_asked = tournament.workers
     return outcome
+
+
+class _Appender:
+    """``games.jsonl`` opened for appending; a failed write or close (a full disk) names it,
+    while errors of the games themselves pass unchanged."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        with naming_errors(path):
+            self._file = path.open("a")
+
+    def __enter__(self) -> _Appender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with naming_errors(self.path):
+            self._file.close()
+
+    def write(self, text: str) -> None:
+        with naming_errors(self.path):
+            self._file.write(text)
 
 
 def _stamp(line: str, run_digest: str, seed: int) -> str:

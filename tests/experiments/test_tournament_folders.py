@@ -245,3 +245,19 @@ def test_a_full_disk_names_the_file_and_leaves_no_temporary_file(tmp_path, monke
     again = run_tournament(config(), workers=1, out=tmp_path, plots=False)
     assert again.outcome.complete and (tmp_path / "summary.json").is_file()
     assert again.outcome.played == (30 - 7 if name == "tournament.json" else 0)  # nothing lost
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_full_disk_while_games_stream_names_games_jsonl(tmp_path, monkeypatch):
+    run_tournament(config(), workers=1, out=tmp_path, max_new_games=7)
+    real_open = Path.open
+
+    def full_disk(self, mode="r", *args, **kwargs):  # appends go to a device that is full
+        if self.name == "games.jsonl" and mode == "a":
+            return open("/dev/full", "a")  # closed by the caller
+        return real_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", full_disk)
+    with pytest.raises(OSError, match=r"No space left on device: '.*games\.jsonl'") as info:
+        run_tournament(config(), workers=1, out=tmp_path, plots=False)
+    assert info.value.errno == errno.ENOSPC
