@@ -10,9 +10,12 @@
 * **Statistics** (:mod:`experiments.stats`): mean reward with 95% intervals paired over deals,
   win rates, a head-to-head matrix, OpenSkill ratings.
 * **Research metrics** per game (:mod:`experiments.metrics`), computed from the moves.
-* **Execution** (:mod:`.runner`): worker processes (default: all cores), a progress bar, the same
-  results for a seed whatever the number of workers, results streamed to ``--out`` so a rerun
-  resumes (and more ``--games`` later only adds deals).
+* **Execution** (:mod:`.runner`): worker processes (default: all cores; no more than the chunks
+  of games to play), a progress bar, the same results for a seed whatever the number of workers,
+  results streamed to ``--out`` so a rerun resumes (and more ``--games`` later only adds deals).
+  The folder is locked for the run; a resume must be the same tournament (its fingerprint:
+  settings, code and models) and every line read back is checked; a folder of other files or
+  another tournament is refused unless ``--force`` (:mod:`experiments.outdir`).
 * **Output** (:mod:`.report`): a leaderboard in the terminal (with how the games ended, and a
   warning when more than 5% of a lineup's games were not decided by play); in ``--out``:
   ``summary.json``, ``games.jsonl`` (one line per game with its replayable record),
