@@ -31,7 +31,8 @@ rollout policy, ``policy_playout`` in ``kiaule_env/<game>/compiled.py``, on ever
 default the policy where the game has one, else random.
 
 Budgets: ``worlds``/``iterations`` (deterministic for a seed), or ``seconds`` per move (the
-count then depends on the machine: not reproducible). In Kozel each seat samples from its own
+count then depends on the machine: not reproducible), each at most its :data:`MAX_BUDGETS` cap
+(a time budget also stops at the iteration cap). In Kozel each seat samples from its own
 view: a partner is not clairvoyant. Rewards are the engine's per-seat reward deltas, which in
 Kozel are the team's: partners maximise the same sum.
 """
@@ -50,11 +51,22 @@ from agents.registry import register
 from kiaule_env import GAMES
 from kiaule_env.core.simulate import ROLLOUTS, Simulator, has_policy, simulator
 
-__all__ = ["BENCHMARK_BUDGETS", "ISMCTSAgent", "PIMCAgent"]
+__all__ = ["BENCHMARK_BUDGETS", "MAX_BUDGETS", "ISMCTSAgent", "PIMCAgent"]
 
 #: the search agents' options in ``kiaule benchmark`` (their own tournament per game): a budget
 #: that keeps the whole benchmark within a few minutes on 2 cores
 BENCHMARK_BUDGETS = {"pimc": "worlds=8", "ismcts": "iterations=64,worlds=8"}
+
+#: the largest budgets an agent accepts: far above what the project plays (``kiaule strength``
+#: goes to 32 worlds and 256 iterations), low enough that one move's search stays within memory
+#: (IS-MCTS keeps ``min(worlds, iterations)`` sampled states and one tree node per iteration,
+#: about 300 bytes: a million iterations is a few hundred MB) and a time budget within minutes
+MAX_BUDGETS: dict[str, int | float] = {
+    "worlds": 10_000,
+    "iterations": 1_000_000,
+    "rollouts": 1_000,
+    "seconds": 600.0,
+}
 
 
 def _seat(decision: Decision) -> int:
@@ -62,6 +74,8 @@ def _seat(decision: Decision) -> int:
 
 
 def _positive(name: str, value: Any, kind: type, agent: str) -> Any:
+    """``value`` as ``kind`` if it is > 0 and, for a budget, at most its :data:`MAX_BUDGETS`
+    cap; ``ValueError`` naming the agent, the option and what is allowed otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
         raise ValueError(
             f"{agent}: {name} must be {'a number' if kind is float else 'an integer'}"
@@ -69,6 +83,13 @@ def _positive(name: str, value: Any, kind: type, agent: str) -> Any:
         )
     if not value > 0 or value == math.inf:
         raise ValueError(f"{agent}: {name} must be > 0, got {value!r}")
+    cap = MAX_BUDGETS.get(name)
+    if cap is not None and value > cap:
+        allowed = f"{cap:,}" if isinstance(cap, int) else f"{cap:g}"
+        raise ValueError(
+            f"{agent}: {name} must be at most {allowed} (the cap that keeps one move's search "
+            f"within memory and minutes), got {value!r}"
+        )
     return kind(value)
 
 
@@ -264,7 +285,8 @@ class ISMCTSAgent(_SearchAgent):
         pool = None if self.seconds is not None else min(self.worlds, self.iterations)
         for done, h in enumerate(self._worlds(decision, pool), 1):
             self._iterate(root, sim, h)
-            if _spent(done, self.iterations, deadline):
+            # a time budget stops at the iteration cap too: the tree grows by a node each time
+            if _spent(done, self.iterations, deadline) or done >= MAX_BUDGETS["iterations"]:
                 return root
         raise AssertionError("unreachable: worlds are endless")
 

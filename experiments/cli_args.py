@@ -70,13 +70,16 @@ def choice_of(choices: list[str], what: str) -> Callable[[str], str]:
 
 
 def parse_key_values(items: list[str], option: str) -> dict[str, Any]:
-    """``KEY=VALUE`` items as a dict; ``ValueError`` naming ``option`` for a malformed item."""
+    """``KEY=VALUE`` items as a dict; ``ValueError`` naming ``option`` for a malformed item or
+    a key given twice (``--env reward=a reward=b`` kept the last one without a word)."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key.isidentifier():
             raise ValueError(f"{option} expects KEY=VALUE with a keyword name, got {item!r}")
+        if key in out:
+            raise ValueError(f"{option}: {key} is given twice; give each key once")
         out[key] = parse_value(value)
     return out
 

@@ -200,6 +200,8 @@ def parse_set(items: list[str]) -> dict[str, Any]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise ValueError(f"--set {item!r}: {part} is already set to a value")
+        if parts[-1] in node:
+            raise ValueError(f"--set {item!r}: {key} is given twice; give each key once")
         try:
             value = yaml.safe_load(raw)
         except yaml.YAMLError:

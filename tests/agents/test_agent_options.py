@@ -38,12 +38,31 @@ def test_parse_spec_types_and_none():
         ("kozel/random:worlds=2", "kozel/random takes: none"),
         ("kozel/pimc:worlds=0", "worlds must be > 0"),
         ("kozel/ismcts:seconds=-1", "seconds must be > 0"),
+        # budgets are capped (a billion worlds pre-sampled states until memory ran out)
+        ("kozel/ismcts:worlds=1000000000,iterations=64", "worlds must be at most 10,000"),
+        ("kozel/ismcts:iterations=1000001", "iterations must be at most 1,000,000"),
+        ("kozel/pimc:rollouts=1001", "rollouts must be at most 1,000"),
+        ("kozel/pimc:seconds=601", "seconds must be at most 600"),
         ("kozel/nope:x=1", "unknown agent 'kozel/nope'"),
     ],
 )
 def test_bad_options_are_refused_with_what_is_allowed(spec, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         agents.make(spec)
+
+
+def test_the_caps_allow_every_budget_the_project_plays():
+    from agents.search import BENCHMARK_BUDGETS, MAX_BUDGETS
+    from experiments import strength
+
+    largest = max(*strength.BUDGETS, strength.DEFAULT_BUDGET)
+    for kind in ("pimc", "ismcts"):
+        agents.make(strength.spec("kozel", kind, largest))
+        agents.make(f"kozel/{kind}:{BENCHMARK_BUDGETS[kind]}")
+    at_cap = agents.make("kozel/ismcts:worlds=10000,iterations=1000000,seconds=600")
+    assert (at_cap.worlds, at_cap.iterations, at_cap.seconds) == (10_000, 1_000_000, 600.0)
+    assert MAX_BUDGETS["rollouts"] == 1_000
+    agents.make("kozel/pimc:rollouts=1000")
 
 
 def test_tournament_cli_passes_options_and_refuses_bad_ones(tmp_path, capsys):

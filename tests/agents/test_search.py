@@ -162,6 +162,22 @@ def test_seconds_budget_stops_in_time():
     assert time.perf_counter() - start < 2.0
 
 
+def test_a_time_budget_stops_at_the_iteration_cap(monkeypatch):
+    from agents import search
+
+    env = get_game("kozel").raw_env()
+    env.reset(seed=2)
+    while True:
+        decision = agents.decision_from_env(env, env.agent_selection)
+        if len(decision.legal_moves) > 1:
+            break
+        env.step(next(iter(decision.legal_moves)))
+    agent = ISMCTSAgent("kozel", seed=0, iterations=10, seconds=30.0)
+    monkeypatch.setitem(search.MAX_BUDGETS, "iterations", 40)
+    root = agent.search(decision, agent._simulator(decision))
+    assert sum(c.visits for c in root.children.values()) == 40  # not 30 seconds of iterations
+
+
 def test_ismcts_tree_visits_add_up():
     env = get_game("kozel").raw_env()
     env.reset(seed=2)
