@@ -3,10 +3,13 @@
     kiaule play kozel --seat 0 --opponents kozel/heuristic
 
 The human sees the table from his seat (the env's ``render_view(agent)`` where the game has it,
-else the table from above plus his own hand), the numbered legal moves with their texts, and
-answers with a move text (case-insensitive, cards in any order) or its number. Bad input is
-answered with a clear message and asked again; end of input or Ctrl-C quits cleanly. Opponents are
-agents by registry name: one name for every other seat, or one per other seat in seat order.
+else the table from above plus his own hand), the other seats' moves as his seat may know them
+(a Kozel discard is face down, K6: ``player_1 plays: discard ▒ ▒``; Pig's moves are
+simultaneous, so nobody's choice is told, only the table at the next decision), the numbered
+legal moves with their texts, and answers with a move text (case-insensitive, cards in any
+order) or its number. Bad input is answered with a clear message and asked again; end of input
+or Ctrl-C quits cleanly. Opponents are agents by registry name: one name for every other seat,
+or one per other seat in seat order.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import agents as agent_registry
 from agents.base import Decision, decision_from_env
 from experiments.cli_args import Parser, fail, non_negative_int, parse_key_values
 from kiaule_env import GAMES
+from kiaule_env.core.engine import text_seen_by
 
 
 class QuitGame(Exception):
@@ -93,7 +97,9 @@ class HumanAgent:
                 )
 
 
-def _table_renderer(env: Any) -> Callable[[str], str]:
+def table_renderer(env: Any) -> Callable[[str], str]:
+    """``agent -> text``: the table as that seat sees it (the env's ``render_view`` where the
+    game has it, else the table from above plus the seat's hand)."""
     raw = env.unwrapped if hasattr(env, "unwrapped") else env
     if hasattr(raw, "render_view"):
         return raw.render_view
@@ -155,7 +161,7 @@ def play(
         raise ValueError(f"--seat must be 0..{num_players - 1}")
     seats: dict[int, Any] = opponent_agents(game, seat, num_players, opponents, seed or 0)
     # Elgeta has no decisions: its only move is played for the human (a notice shows it).
-    seats[seat] = HumanAgent(_table_renderer(env), ask, say, auto_forced=not entry.has_decisions)
+    seats[seat] = HumanAgent(table_renderer(env), ask, say, auto_forced=not entry.has_decisions)
     lineup = [seats[s] for s in range(num_players)]
     say(
         f"You are {env.possible_agents[seat]}. Opponents: "
@@ -173,18 +179,25 @@ def play(
     except QuitGame:
         say("Game abandoned.")
         return None
-    say(_table_renderer(env)(env.possible_agents[seat]))
+    say(table_renderer(env)(env.possible_agents[seat]))
     say(f"Game over. Result: {outcome.result}")
     say("Rewards: " + ", ".join(f"{a}: {r:+g}" for a, r in outcome.rewards.items()))
     return outcome.result
 
 
-def _announcer(env: Any, human_seat: int, say: Callable[[str], None]):
+def _announcer(
+    env: Any, human_seat: int, say: Callable[[str], None]
+) -> Callable[[Decision, int], None]:
+    """Says every other seat's move as the human's seat may know it: a Kozel discard is face
+    down (K6), so ``player_1 plays: discard ▒ ▒`` (``text_seen_by``)."""
     human = env.possible_agents[human_seat]
+    seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
 
     def announce(decision: Decision, action: int) -> None:
         if decision.agent != human:
-            say(f"{decision.agent} plays: {decision.legal_moves[action]}")
+            text = decision.legal_moves[action]
+            seen = text_seen_by(decision.engine, text, seat_of[decision.agent], human_seat)
+            say(f"{decision.agent} plays: {seen}")
 
     return announce
 

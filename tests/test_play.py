@@ -1,6 +1,8 @@
-"""Human play in the terminal (issue 6), driven by scripted input."""
+"""Human play in the terminal, driven by scripted input."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -98,3 +100,62 @@ def test_kiaule_agents_lists_random_and_heuristic_for_every_game(capsys):
         names = [line.split(":")[0].strip() for line in lines if line.startswith(f"  {game}/")]
         assert f"{game}/random" in names and f"{game}/heuristic" in names
     assert "  kozel/pimc:worlds=<int>,rollouts=<int>,seconds=<float>" in "\n".join(lines)
+
+
+def named_cards(text: str) -> set[str]:
+    """Every card a transcript names, as card texts (``7C``), written as texts or symbols."""
+    from kiaule_env.cards import CARD_SYMBOLS, CARD_TEXTS
+
+    tokens = set(re.split(r"[\s,:;()\[\]{}'\"]+", text))
+    return {t for t in CARD_TEXTS if t in tokens} | {
+        CARD_TEXTS[c] for c, symbol in enumerate(CARD_SYMBOLS) if symbol in text
+    }
+
+
+def hidden_from_others(moves: list[tuple[str, int]]) -> set[str]:
+    """The cards of the Kozel discards among ``moves`` (text, public indicator card): face
+    down (K6), known to no other seat; the indicator is public and left out."""
+    from kiaule_env.cards import CARD_TEXTS
+
+    return {
+        card
+        for text, indicator in moves
+        if text.startswith("discard ")
+        for card in text.split()[1:]
+        if card != CARD_TEXTS[indicator]
+    }
+
+
+class Recorder:
+    """Wraps an agent and keeps each move it makes: its text and the public indicator."""
+
+    def __init__(self, agent, moves):
+        self.agent, self.name, self.moves = agent, agent.name, moves
+
+    def reset(self):
+        self.agent.reset()
+
+    def act(self, decision):
+        action = self.agent.act(decision)
+        self.moves.append((decision.legal_moves[action], decision.view.indicator))
+        return action
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_seats_transcript_never_names_a_card_it_may_not_see(monkeypatch, seed):
+    """K6: nobody else learns a face-down discard, so the human's transcript names none of the
+    cards the other seats discarded; it tells the discards face down."""
+    others: list[tuple[str, int]] = []
+    make = play_mod.agent_registry.make
+    monkeypatch.setattr(
+        play_mod.agent_registry, "make", lambda *a, **k: Recorder(make(*a, **k), others)
+    )
+    script = Script([])
+    result = play_mod.play(
+        "kozel", 0, ["kozel/random"], seed=seed, ask=FirstLegal([]).ask, say=script.say
+    )
+    assert result is not None
+    hidden = hidden_from_others(others)
+    assert hidden, "the opponents discarded nothing: the test would prove nothing"
+    assert not hidden & named_cards(script.text)
+    assert "plays: discard ▒" in script.text

@@ -50,10 +50,6 @@ def _no_note(views: Sequence[Any], seat: int) -> str | None:
     return None
 
 
-def _public_move(text: str) -> str | None:
-    return None
-
-
 @dataclass(frozen=True)
 class GameDisplay:
     """How the viewer shows one game (see the module docstring)."""
@@ -76,8 +72,6 @@ class GameDisplay:
     )
     #: after a move by ``seat``, what it showed that the move text does not say (views after)
     move_note: Callable[[Sequence[Any], int], str | None] = _no_note
-    #: a move text as the other players see it, or None when it is public (Kozel discards)
-    hide_move: Callable[[str], str | None] = _public_move
     teams: list[list[int]] | None = field(default=None)
 
 

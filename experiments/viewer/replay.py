@@ -14,7 +14,8 @@ env id, move by move. Before every move and after the last one the replay takes 
   stepping by trick, and small per-game display ``extras`` (:mod:`experiments.viewer.games`).
 
 The engine state is never read: everything comes from ``view``, ``legal_moves``, ``render``,
-``rewards`` and ``infos``.
+``rewards`` and ``infos``; other seats' moves are masked by the engine's ``masked_text`` (the
+same rule human play and the demo use, :func:`kiaule_env.core.engine.text_seen_by`).
 """
 
 from __future__ import annotations
@@ -327,10 +328,11 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
         "teams": display.teams,
         "moves": [[a, int(act), t] for a, act, t in moves],
         # move index -> its text as the other seats see it, for moves that hide something
+        # (the engine's masked_text: Kozel's face-down discards, Pig's passed card)
         "hidden": {
             str(i): masked
             for i, (_, _, text) in enumerate(moves)
-            if (masked := display.hide_move(text)) is not None
+            if (masked := env.unwrapped.engine.masked_text(text)) is not None
         },
         # per move, what it showed that its text does not say (Elgeta: the card played), or None
         "notes": move_notes,

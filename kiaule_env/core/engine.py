@@ -111,6 +111,14 @@ class Engine(Protocol):
 
     def action_text(self, state: Any, seat: int, action: int) -> str: ...
 
+    @staticmethod
+    def masked_text(text: str) -> str | None:
+        """A move text as the seats other than the mover may know it (the cards they may not
+        see as ``▒``), or ``None`` when the whole move is public. Transcripts of human play,
+        the demo and the replay viewer show other seats' moves through it
+        (:func:`text_seen_by`)."""
+        ...
+
     def parse_action(self, state: Any, seat: int, text: str) -> int: ...
 
     def check_invariants(self, state: Any) -> None: ...
@@ -140,6 +148,20 @@ class Engine(Protocol):
         ``seat`` must not change.
         """
         ...
+
+
+#: how a card another seat may not see is written in a move text (:meth:`Engine.masked_text`)
+HIDDEN_CARD = "▒"
+
+
+def text_seen_by(engine: Engine, text: str, mover: int, viewer: int | None) -> str:
+    """``mover``'s move ``text`` as ``viewer`` may know it: whole to the mover himself and to
+    the omniscient onlooker (``viewer`` None), else with what only the mover sees masked
+    (:meth:`Engine.masked_text`: Kozel's face-down discards, K6; Pig's passed card, P2)."""
+    if viewer is None or viewer == mover:
+        return text
+    masked = engine.masked_text(text)
+    return text if masked is None else masked
 
 
 def legal_text(engine: Engine, state: Any, seat: int) -> str:
@@ -201,6 +223,12 @@ class RulesEngine:
 
     def step_info(self, state: Any) -> dict[str, Any] | None:
         return state.step_info
+
+    @staticmethod
+    def masked_text(text: str) -> str | None:
+        """``None``: by default every move text is public (a game with hidden moves says
+        otherwise)."""
+        return None
 
     def view(self, state: Any, seat: int) -> Any:
         return self.rules.view(state, seat)

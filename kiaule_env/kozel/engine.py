@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from kiaule_env.core.engine import RulesEngine
+from kiaule_env.core.engine import HIDDEN_CARD, RulesEngine
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kozel import rules
 from kiaule_env.kozel.encoding import CODEC, ENCODER, state_encoder
@@ -65,6 +65,15 @@ class Engine(RulesEngine):
 
     def action_text(self, state: State, seat: int, action: int) -> str:
         return CODEC.text(state.hands[seat], action)
+
+    @staticmethod
+    def masked_text(text: str) -> str | None:
+        """A discard is face down (K6): the others see how many cards, not which
+        (``discard ▒ ▒``); every other move is public."""
+        word, _, cards = text.partition(" ")
+        if word != "discard":
+            return None
+        return " ".join([word, *(HIDDEN_CARD for _ in cards.split())])
 
     def parse_action(self, state: State, seat: int, text: str) -> int:
         if seat != state.to_act:

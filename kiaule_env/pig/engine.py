@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from kiaule_env.core.engine import RulesEngine
+from kiaule_env.core.engine import HIDDEN_CARD, RulesEngine
 from kiaule_env.core.options import shuffled_texts
 from kiaule_env.pig import rules
 from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder, state_encoder
@@ -82,6 +82,13 @@ class Engine(RulesEngine):
 
     def action_text(self, state: State, seat: int, action: int) -> str:
         return self.codec.texts[action]
+
+    @staticmethod
+    def masked_text(text: str) -> str | None:
+        """The card passed is seen by the passer and the receiver only (P2: the receiver finds
+        it in his hand, the view's ``last_received``): the others see ``pass ▒``; ``nose`` and
+        ``wait`` are public (P3)."""
+        return f"pass {HIDDEN_CARD}" if text.startswith("pass ") else None
 
     def parse_action(self, state: State, seat: int, text: str) -> int:
         return self.codec.parse(text)

@@ -113,3 +113,35 @@ def test_a_leaking_encoder_is_caught(game, options, leak):
 
 def test_every_game_is_covered():
     assert {g.name for g in GAMES.values()} == {"kozel", "kiauliaganys", "pig", "elgeta"}
+
+
+#: the moves whose text names cards only the mover sees: Kozel's face-down discards (K6),
+#: Pig's passed card (P2); every other move of every game is made face up or names no card
+HIDDEN_VERBS = {"kozel": {"discard"}, "pig": {"pass"}}
+
+
+@variants(default_only=True)
+def test_other_seats_see_a_move_text_without_the_cards_they_may_not_see(game, options):
+    from kiaule_env.cards import CARD_TEXTS
+    from kiaule_env.core.engine import HIDDEN_CARD, text_seen_by
+
+    env = game.native_env()
+    verbs: set[str] = set()
+    for seed in range(3):
+        episode = play_episode(
+            env, [RandomAgent(game.name, seed)] * len(env.possible_agents), seed=seed, record=True
+        )
+        engine = env.engine if hasattr(env, "engine") else env.unwrapped.engine
+        for agent, _, text in episode.moves:
+            mover = int(agent.removeprefix("player_"))
+            assert text_seen_by(engine, text, mover, mover) == text
+            assert text_seen_by(engine, text, mover, None) == text  # the onlooker: everything
+            other = text_seen_by(engine, text, mover, (mover + 1) % engine.num_players)
+            verb = text.split()[0]
+            if verb in HIDDEN_VERBS.get(game.name, ()):
+                verbs.add(verb)
+                assert other.split()[0] == verb and HIDDEN_CARD in other
+                assert not set(other.split()) & set(CARD_TEXTS), other
+            else:
+                assert other == text
+    assert verbs == HIDDEN_VERBS.get(game.name, set())  # every hidden kind was played

@@ -11,12 +11,6 @@ from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
 from kiaule_env.core.records import GameRecord
 
 
-def _kozel_hidden(text: str) -> str | None:
-    """A discard is face down (K6): the others see how many cards, not which."""
-    word, _, cards = text.partition(" ")
-    return f"discard {' '.join('▒' for _ in cards.split())}" if word == "discard" else None
-
-
 def _kozel_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
     v = views[0] if seat is None else views[seat]
     trump = SUITS[v.trump]
@@ -98,6 +92,5 @@ DISPLAY = GameDisplay(
     suit_fields=frozenset({"trump"}),
     play_fields=frozenset({"trick"}),
     play_kinds=("lead", "beat", "discard"),
-    hide_move=_kozel_hidden,
     teams=[[0, 2], [1, 3]],
 )

@@ -11,11 +11,6 @@ from kiaule_env.cards import CARD_SYMBOLS, RANKS
 from kiaule_env.core.records import GameRecord
 
 
-def _pig_hidden(text: str) -> str | None:
-    """The card passed is seen by the passer and the receiver only (P3)."""
-    return "pass ▒" if text.startswith("pass ") else None
-
-
 def _pig_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
     v = views[0]
     rows: list[Row] = [
@@ -69,5 +64,4 @@ DISPLAY = GameDisplay(
     notes=_pig_notes,
     card_fields=frozenset({"hand", "last_passed", "last_received"}),
     rank_fields=frozenset({"start_ranks", "ranks"}),
-    hide_move=_pig_hidden,
 )
