@@ -379,19 +379,29 @@ def save_pool(vec_env, path: Path) -> None:
 
 
 def load_pool(vec_env, path: Path) -> int:
-    """Put the saved snapshots into every env's pool; return how many."""
+    """Put the saved snapshots into every env's pool; return how many. Arrays only
+    (``allow_pickle=False``); ``ValueError`` naming the file if it is not such snapshots."""
+    import zipfile
+
     import numpy as np
+
+    from agents.training.policy import NumpyPolicy
 
     if not path.is_file():
         return 0
-    with np.load(path) as data:
-        grouped: dict[int, dict[str, Any]] = {}
-        for key in data.files:
-            index, name = key.split("__", 1)
-            grouped.setdefault(int(index[1:]), {})[name] = data[key]
-    for i in sorted(grouped):
-        vec_env.env_method("add_snapshot", grouped[i])
-    return len(grouped)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            grouped: dict[int, dict[str, Any]] = {}
+            for key in data.files:
+                index, name = key.split("__", 1)
+                grouped.setdefault(int(index[1:]), {})[name] = data[key]
+        policies = [NumpyPolicy.from_arrays(grouped[i]) for i in sorted(grouped)]
+    except (ValueError, KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{path} is not a file of self-play snapshots ({first})") from None
+    for policy in policies:
+        vec_env.env_method("add_snapshot", policy.to_arrays())
+    return len(policies)
 
 
 #: 2: JSON + npz, envs as replayable episodes (1, a pickle, is refused)
@@ -447,8 +457,17 @@ def save_training_state(checkpoint: Path, vec_env, callbacks: dict[str, Any], mo
     with open(npz.with_name(npz.name + ".tmp"), "wb") as fh:
         np.savez(fh, **arrays)
     npz.with_name(npz.name + ".tmp").replace(npz)
-    path.with_name(path.name + ".tmp").write_text(json.dumps(state))
+    path.with_name(path.name + ".tmp").write_text(json.dumps(state, default=_plain))
     path.with_name(path.name + ".tmp").replace(path)  # last: a state is complete once it exists
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays (reset options, episode statistics) as JSON values."""
+    import numpy as np
+
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON data")
 
 
 def load_training_state(checkpoint: Path) -> dict[str, Any]:
@@ -520,6 +539,11 @@ def _restore_state(state: dict[str, Any], vec_env, callbacks: dict[str, Any], mo
         cuda = [torch.from_numpy(arrays[f"torch_cuda{i}"]) for i in range(state["torch_cuda"])]
         torch.cuda.set_rng_state_all(cuda)
     counters = state["model"]
+    if int(counters["num_timesteps"]) != model.num_timesteps:
+        raise ValueError(
+            f"it was written at step {counters['num_timesteps']}, but the checkpoint's model is "
+            f"at step {model.num_timesteps}: the files are of different checkpoints"
+        )
     model.num_timesteps = int(counters["num_timesteps"])
     model._n_updates = int(counters["n_updates"])
     model._current_progress_remaining = float(counters["progress_remaining"])
@@ -543,8 +567,9 @@ def load_checkpoint_model(resume: Path, config: dict[str, Any], vec_env, tensorb
 
     meta = read_metadata(resume)
     policy = config["policy"]
-    recorded = {"net_arch": meta.get("net_arch"), "activation": meta.get("activation")}
     wanted = {"net_arch": list(policy["net_arch"]), "activation": policy["activation"]}
+    recorded = {key: meta[key] for key in wanted if key in meta}
+    wanted = {key: wanted[key] for key in recorded}  # what the file records must match
     if recorded != wanted:
         raise ValueError(
             f"{resume} has the network {recorded} but the config asks for {wanted}; a resumed "

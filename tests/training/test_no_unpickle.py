@@ -286,6 +286,38 @@ def test_resume_refuses_a_state_whose_episode_does_not_replay(run, tmp_path):
         train_mod.train(resume_config(tmp_path / "out"), resume=checkpoint, progress=False)
 
 
+def test_resume_from_weights_refuses_pickled_snapshots(run, marker, tmp_path):
+    """Without a training state (an exported model) resume reads the pool file: arrays only."""
+    checkpoint = checkpoint_copy(run, tmp_path / "ckpt")
+    train_mod.state_path(checkpoint).unlink()
+    train_mod.state_arrays_path(checkpoint).unlink()
+    np.savez(tmp_path / "ckpt" / "step_128_pool.npz", s0__activation=object_array_payload(marker))
+    with pytest.raises(ValueError, match=r"step_128_pool\.npz is not a file of self-play snap"):
+        train_mod.train(resume_config(tmp_path / "out"), resume=checkpoint, progress=False)
+    assert not marker.exists()
+
+
+def test_resume_refuses_the_state_of_another_checkpoint(run, tmp_path):
+    checkpoint = checkpoint_copy(run, tmp_path / "ckpt")
+    shutil.copy(train_mod.state_path(run / "final.zip"), train_mod.state_path(checkpoint))
+    shutil.copy(
+        train_mod.state_arrays_path(run / "final.zip"), train_mod.state_arrays_path(checkpoint)
+    )
+    with pytest.raises(ValueError, match=r"written at step 256, but the checkpoint's model is"):
+        train_mod.train(resume_config(tmp_path / "out"), resume=checkpoint, progress=False)
+
+
+def test_resume_keeps_the_checkpoints_network(run, tmp_path):
+    """The model is rebuilt from the config, so a config with another network is refused
+    (naming both) rather than loaded into the wrong shape."""
+    checkpoint = checkpoint_copy(run, tmp_path / "ckpt")
+    config = train_mod.resolve_config(
+        {**TINY, "policy": {"net_arch": [16], "activation": "relu"}, "output": str(tmp_path)}
+    )
+    with pytest.raises(ValueError, match=r"has the network .*'net_arch': \[8\].* asks for"):
+        train_mod.train(config, resume=checkpoint, progress=False)
+
+
 def test_training_state_files_are_json_and_plain_arrays(run):
     checkpoint = run / "checkpoints" / "step_128.zip"
     json.loads(train_mod.state_path(checkpoint).read_text())
@@ -294,8 +326,9 @@ def test_training_state_files_are_json_and_plain_arrays(run):
     assert not train_mod.legacy_state_path(checkpoint).exists()
 
 
-def test_a_stopped_run_resumes_from_json_state(tmp_path):
-    """Stopped inside an episode (its actions are in the state), resumed exactly."""
+def test_a_stopped_runs_state_holds_its_episode_and_snapshots_as_data(tmp_path):
+    """Stopped inside an episode: its actions and the pool's snapshot serials are in the JSON
+    (the exact resume itself: test_resume_exact.py)."""
     config = resume_config(tmp_path)
     stopped = train_mod.train(config, progress=False, stop=StopRequest(at_step=100))
     state = json.loads(train_mod.state_path(stopped.checkpoint).read_text())
