@@ -27,8 +27,9 @@ import math
 import os
 import platform
 import shutil
+import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -299,13 +300,18 @@ def _has(entry: SuiteEntry, kind: str) -> bool:
 
 @dataclass
 class Speed:
-    """Wall time and the CPU time of the main and worker processes of the speed run."""
+    """Wall time and the CPU time of the main and worker processes of the speed runs: the
+    tournament without records, then the same tournament with records (the default)."""
 
     agent: str
     games: int
     workers: int
     seconds: float
     cpu_seconds: float
+    #: with records: ``games.jsonl`` with every game's replayable record, the reports and the
+    #: sample pages written into a fresh folder (NaN when not measured)
+    records_seconds: float = math.nan
+    records_cpu_seconds: float = math.nan
 
     @property
     def games_per_s(self) -> float:
@@ -320,6 +326,15 @@ class Speed:
         """
         return self.games / (self.cpu_seconds / self.workers)
 
+    @property
+    def records_games_per_s(self) -> float:
+        return self.games / self.records_seconds
+
+    @property
+    def records_cpu_bound_games_per_s(self) -> float:
+        """:attr:`cpu_bound_games_per_s` of the run with records."""
+        return self.games / (self.records_cpu_seconds / self.workers)
+
 
 def kozel_speed(
     games: int = SPEED_GAMES,
@@ -331,8 +346,11 @@ def kozel_speed(
 
     Both teams play ``kozel/heuristic`` (registered a second time under another name, since a
     tournament needs two names), through the full harness: worker processes, research metrics,
-    results collected; no records are written. With ``backend="ray"`` the CPU time is not
-    known (Ray's workers are not this process's children): ``cpu_seconds`` is NaN.
+    results collected. It runs twice: without records (results in memory only), then with
+    records into a fresh temporary folder, as ``kiaule tournament`` runs by default
+    (``games.jsonl`` with the records, reports, sample pages; no plots). With ``backend="ray"``
+    the CPU time is not known (Ray's workers are not this process's children): the CPU seconds
+    are NaN.
     """
     from agents.registry import list_agents, make, register
 
@@ -340,17 +358,42 @@ def kozel_speed(
     if base is None:
         return None
     register("kozel/heuristic-copy", lambda seed=0: make(base, seed=seed))
-    config = TournamentConfig(
+    plain = TournamentConfig(
         game="kozel", agents=[base, "kozel/heuristic-copy"], games=games, seed=1, records=False
     )
+    run = {"workers": workers, "backend": backend, "address": address}
+    result, seconds, cpu = _timed(plain, None, **run)
+    with tempfile.TemporaryDirectory(prefix="kiaule-speed-") as folder:
+        recorded = replace(plain, records=True)
+        _, records_seconds, records_cpu = _timed(recorded, Path(folder) / "kozel", **run)
+    return Speed(
+        base, len(result.games), result.outcome.workers, seconds, cpu, records_seconds, records_cpu
+    )
+
+
+def _timed(
+    config: TournamentConfig,
+    out: Path | None,
+    workers: int | None,
+    backend: str,
+    address: str | None,
+) -> tuple[Any, float, float]:
+    """``run_tournament`` of ``config`` into ``out``, its wall seconds and CPU seconds (NaN on
+    the Ray backend)."""
     cpu_before = _cpu_seconds()
     start = time.perf_counter()
     result = run_tournament(
-        config, workers=workers, progress=False, plots=False, backend=backend, address=address
+        config,
+        workers=workers,
+        out=out,
+        progress=False,
+        plots=False,
+        backend=backend,
+        address=address,
     )
     seconds = time.perf_counter() - start
     cpu = _cpu_seconds() - cpu_before if backend == "local" else math.nan
-    return Speed(base, len(result.games), result.outcome.workers, seconds, cpu)
+    return result, seconds, cpu
 
 
 def _load() -> float:
@@ -372,6 +415,46 @@ def _cpu_seconds() -> float:
 
 
 # ---------------------------------------------------------------------------- report
+
+
+def speed_section(speed: Speed) -> list[str]:
+    """The ``## Speed`` section: the Kozel tournament without and with records."""
+
+    def rate(label: str, games_per_s: float, seconds: float, cpu: float, bound: float) -> str:
+        cpu_text = (
+            f", {cpu:.1f} CPU-seconds in all, i.e. {bound:,.0f} games/s with the cores to itself"
+            if math.isfinite(cpu)
+            else " on the Ray backend (CPU time not measured)"
+        )
+        return f"- {label}: **{games_per_s:,.0f} games/s** wall ({seconds:.1f} s){cpu_text}."
+
+    lines = [
+        "## Speed",
+        "",
+        f"Kozel, `{speed.agent}` on both teams, {speed.games} games through the tournament "
+        f"harness with {speed.workers} worker(s), research metrics included (load average "
+        f"{_load():.1f} on {os.cpu_count()} cores at the end):",
+        "",
+        rate(
+            "no records (`--no-records`, results in memory)",
+            speed.games_per_s,
+            speed.seconds,
+            speed.cpu_seconds,
+            speed.cpu_bound_games_per_s,
+        ),
+    ]
+    if math.isfinite(speed.records_seconds):
+        lines.append(
+            rate(
+                "with records (the default: `games.jsonl` with every game's replayable record, "
+                "the reports and sample pages, no plots)",
+                speed.records_games_per_s,
+                speed.records_seconds,
+                speed.records_cpu_seconds,
+                speed.records_cpu_bound_games_per_s,
+            )
+        )
+    return [*lines, ""]
 
 
 def results_table(reports: list[GameReport]) -> str:
@@ -436,21 +519,7 @@ def markdown_report(
         lines += [f"> - {w}" for w in warnings]
         lines.append("")
     if speed is not None:
-        lines += [
-            "## Speed",
-            "",
-            f"Kozel, `{speed.agent}` on both teams, {speed.games} games through the tournament "
-            f"harness with {speed.workers} worker(s), research metrics included, no records: "
-            f"**{speed.games_per_s:,.0f} games/s** wall ({speed.seconds:.1f} s; load average "
-            f"{_load():.1f} on {os.cpu_count()} cores)"
-            + (
-                f", {speed.cpu_seconds:.1f} CPU-seconds in all, i.e. "
-                f"{speed.cpu_bound_games_per_s:,.0f} games/s with the cores to itself."
-                if math.isfinite(speed.cpu_seconds)
-                else " on the Ray backend (CPU time not measured)."
-            ),
-            "",
-        ]
+        lines += speed_section(speed)
     lines += comparison_section(reports, out)
     for rep in reports:
         entry = rep.entry
@@ -730,7 +799,9 @@ def _run_and_report(args: Any, argv: list[str] | None) -> int:
         print(
             f"\nKozel speed ({speed.agent} both teams, {speed.workers} workers): "
             f"{speed.games_per_s:,.0f} games/s wall, {speed.cpu_bound_games_per_s:,.0f} games/s "
-            "by CPU time"
+            "by CPU time without records; "
+            f"{speed.records_games_per_s:,.0f} games/s wall, "
+            f"{speed.records_cpu_bound_games_per_s:,.0f} games/s by CPU time with records"
         )
     print(f"\nreport: {args.out / 'README.md'} ({seconds:.0f} s)")
     if args.out.resolve() != PUBLISHED.resolve():

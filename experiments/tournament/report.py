@@ -403,7 +403,9 @@ def write_outputs(outcome: RunOutcome, summary: dict[str, Any], out: Path, plots
             write(data, out / name)
     from experiments.viewer.samples import samples_text, write_samples
 
-    links = samples_text(write_samples(out), out)  # replay pages of a few sample games
+    # replay pages of a few sample games, chosen from the games in memory: only their lines of
+    # games.jsonl are parsed
+    links = samples_text(write_samples(out, outcome.games), out)
     board = leaderboard_text(summary) + (f"\n\n{links}" if links else "") + "\n"
     write_atomic(out / "leaderboard.txt", board)
     if plots:

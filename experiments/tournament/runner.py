@@ -728,7 +728,7 @@ def _rewrite_sorted(path: Path) -> None:
     with path.open() as f:
         for line in f:
             if line.strip():
-                by_key[_line_key(line)] = line.rstrip("\n")
+                by_key[line_key(line)] = line.rstrip("\n")
     write_atomic(path, (by_key[key] + "\n" for key in sorted(by_key)))
 
 
@@ -736,7 +736,7 @@ def _rewrite_sorted(path: Path) -> None:
 _KEY = re.compile(r'"key":\[(\d+),(\d+),(\d+)\]')
 
 
-def _line_key(line: str) -> tuple[int, ...]:
+def line_key(line: str) -> tuple[int, ...]:
     """The ``key`` of a ``games.jsonl`` line, read from its head (a line is mostly its record;
     parsing it whole to sort the file cost as much as writing it); parsed in full otherwise."""
     found = _KEY.search(line, 0, 200)

@@ -9,6 +9,7 @@ the game has that rule) and the longest game. :func:`write_samples` writes their
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,22 +67,27 @@ def pick_samples(lines: list[dict[str, Any]], moves: list[int]) -> list[Sample]:
     return out
 
 
-def write_samples(out: str | Path) -> list[Sample]:
+def write_samples(out: str | Path, games: Sequence[dict[str, Any]] | None = None) -> list[Sample]:
     """Write the sample pages of the tournament in ``out`` into ``out/samples``.
 
-    Returns the samples with their page paths (or the error that kept a page from being
-    written); an empty list when ``games.jsonl`` holds no records (``--no-records``).
+    ``games``: the tournament's lines without their records (what the run holds in memory),
+    so that only the sampled lines of ``games.jsonl`` are parsed; without them, or when the
+    file holds other games, every line is. Returns the samples with their page paths (or the
+    error that kept a page from being written); an empty list when ``games.jsonl`` holds no
+    records (``--no-records``).
     """
     out = Path(out)
     path = out / GAMES_FILE
     if not path.is_file():
         return []
-    lines = _record_lines(path)
-    if not lines:
+    found = _scan(path, games) if games is not None else None
+    if found is None:
+        found = _parse_all(path)
+    if not found.lines:
         return []
-    if any(line["record"].get("env_id") not in ENV_MODULES for line in lines):
+    if not found.in_suite():
         return []  # a game outside the suite (a test's toy game): nothing to show
-    samples = pick_samples(lines, [_move_count(line["record"]) for line in lines])
+    samples = pick_samples(found.lines, found.moves)
     folder = out / SAMPLES_DIR
     written: list[Sample] = []
     pages: dict[int, Path] = {}
@@ -93,7 +99,7 @@ def write_samples(out: str | Path) -> list[Sample]:
             if sample.index in pages:
                 target.write_bytes(pages[sample.index].read_bytes())
             else:
-                loaded = _loaded(lines, sample.index, path)
+                loaded = _loaded(found.full(sample.index), sample.index, len(found.lines), path)
                 loaded.source = GAMES_FILE
                 write_viewer(loaded, target)
                 pages[sample.index] = target
@@ -103,6 +109,63 @@ def write_samples(out: str | Path) -> list[Sample]:
                 Sample(sample.name, sample.label, sample.index, sample.key, error=str(exc))
             )
     return written
+
+
+@dataclass
+class _RecordLines:
+    """The lines of ``games.jsonl`` that hold a record, in file order (the indices of
+    :func:`~experiments.viewer.replay.read_records`): each line (parsed, or the run's line
+    without its record), its move count, and its text when it was not parsed."""
+
+    lines: list[dict[str, Any]]
+    moves: list[int]
+    texts: list[str] | None = None
+
+    def full(self, index: int) -> dict[str, Any]:
+        """Line ``index`` with its record (``ValueError`` if it has none after all)."""
+        if self.texts is None:
+            return self.lines[index]
+        data = json.loads(self.texts[index])
+        if not isinstance(data, dict) or not isinstance(data.get("record"), dict):
+            raise ValueError(f"line {index} of {GAMES_FILE} holds no game record")
+        return data
+
+    def in_suite(self) -> bool:
+        """Whether the games are of this suite's envs (a tournament's are all of one env)."""
+        if self.texts is None:
+            return all(line["record"].get("env_id") in ENV_MODULES for line in self.lines)
+        try:
+            return self.full(0)["record"].get("env_id") in ENV_MODULES
+        except ValueError:
+            return False
+
+
+def _scan(path: Path, games: Sequence[dict[str, Any]]) -> _RecordLines | None:
+    """The record lines of ``path`` matched to ``games`` by the key at each line's head; only
+    texts are kept, parsed when sampled. None when a line holds a game not in ``games``."""
+    from experiments.tournament.runner import line_key
+
+    known = {tuple(g["key"]): g for g in games if isinstance(g.get("key"), list)}
+    lines: list[dict[str, Any]] = []
+    texts: list[str] = []
+    with path.open() as f:
+        for text in f:
+            if '"record":{' not in text:
+                continue  # a line without a record (a resumed --no-records run)
+            try:
+                game = known.get(line_key(text))
+            except (ValueError, KeyError, TypeError):
+                return None
+            if game is None or not isinstance(game.get("steps"), int):
+                return None
+            lines.append(game)
+            texts.append(text)
+    return _RecordLines(lines, [g["steps"] for g in lines], texts)
+
+
+def _parse_all(path: Path) -> _RecordLines:
+    lines = _record_lines(path)
+    return _RecordLines(lines, [_move_count(line["record"]) for line in lines])
 
 
 def _record_lines(path: Path) -> list[dict[str, Any]]:
@@ -131,9 +194,9 @@ def _move_count(record: dict[str, Any]) -> int:
     return len(moves) if isinstance(moves, list) else 0
 
 
-def _loaded(lines: list[dict[str, Any]], index: int, path: Path) -> LoadedGame:
-    """Sample ``index`` as :func:`load_game` would load it, its record checked (``ValueError``)."""
-    line = lines[index]
+def _loaded(line: dict[str, Any], index: int, count: int, path: Path) -> LoadedGame:
+    """Sample ``index`` of ``count`` as :func:`load_game` would load it, its record checked
+    (``ValueError``)."""
     record = GameRecord.from_dict(line["record"], f"{path}: game {index}")
     check_env_id(record.env_id, path)
     key, seats = line.get("key"), line.get("seats")
@@ -141,7 +204,7 @@ def _loaded(lines: list[dict[str, Any]], index: int, path: Path) -> LoadedGame:
         record=record,
         source=str(path),
         index=index,
-        count=len(lines),
+        count=count,
         seats=list(seats) if isinstance(seats, list) else None,
         key=list(key) if isinstance(key, list) else None,
     )

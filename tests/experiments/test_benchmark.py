@@ -63,6 +63,12 @@ def test_kozel_speed_run_counts_games_and_cpu_time():
     assert speed.games == 20 and speed.workers == 1
     assert speed.seconds > 0 and speed.cpu_seconds > 0
     assert speed.cpu_bound_games_per_s > 0
+    # the same tournament with records (the default) is measured too, and both are reported
+    assert speed.records_seconds > 0 and speed.records_cpu_seconds > 0
+    section = "\n".join(benchmark.speed_section(speed))
+    assert f"**{speed.games_per_s:,.0f} games/s**" in section
+    assert f"**{speed.records_games_per_s:,.0f} games/s**" in section
+    assert "no records" in section and "with records" in section
 
 
 def test_benchmark_report_says_how_games_ended_and_warns(tmp_path, monkeypatch, capsys):
