@@ -42,6 +42,7 @@ from agents.training.model_io import (
 )
 from agents.training.policy import NumpyPolicy, PolicyAgent
 from kiaule_env import GAMES, game_of_env, layout_of_env
+from kiaule_env.extras import require
 
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
 
@@ -129,11 +130,15 @@ def load_learned(
     """Load a model file as an agent; refuse (``ValueError``) one trained for another game or
     player count, or for an observation layout other than the game's current one (with the
     model's env keywords), or that records no layout (format 1). ``deterministic=None`` plays
-    as the file says (module docstring)."""
+    as the file says (module docstring). Without torch (a bare install) it raises
+    :class:`~kiaule_env.extras.MissingExtra`, naming the ``train`` extra."""
     path = Path(path)
     meta = read_metadata(path)
     check_compatible(meta, game=game, num_players=num_players, where=str(path))
     check_layout(meta, current_layout(meta, str(path)), str(path))
+    # the weights are torch tensors (the policy then plays in numpy): MissingExtra naming the
+    # 'train' extra on a bare install, not torch's own ModuleNotFoundError
+    require("torch", name or f"{meta['game']}/ppo")
     state = load_policy_arrays(path)
     try:
         policy = NumpyPolicy.from_state_dict(state, meta.get("activation", "tanh"))

@@ -7,8 +7,9 @@ kiaule view runs/t1 --out g.html  replay a recorded game in the browser
 
 Bad arguments are refused before any work, with one line on stderr and exit status 2; so are the
 errors a command meets at its boundaries (a bad option, file or folder: ``ValueError``,
-``TypeError``, ``OSError``). Ctrl-C ends a command with one line and status 130. Set
-``KIAULE_TRACEBACK=1`` to see the traceback instead.
+``TypeError``, ``OSError``), and a missing extra (a bare ``pip install -e .`` running a command
+that needs ``train``: the line names the extra). Ctrl-C ends a command with one line and status
+130. Set ``KIAULE_TRACEBACK=1`` to see the traceback instead.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+
+from kiaule_env.extras import missing_extra, require_all
 
 #: subcommand -> (module with main(argv), one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -34,6 +37,16 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: the modules of extras a subcommand cannot start without, checked before it runs, so that a
+#: bare install (`pip install -e .`) gets one line naming the extra, not work and then a failure
+NEEDS: dict[str, tuple[str, ...]] = {
+    "train": ("yaml", "pydantic", "filelock", "torch", "stable_baselines3", "sb3_contrib"),
+    "tournament": ("tqdm", "openskill", "scipy", "filelock"),
+    "benchmark": ("tqdm", "openskill", "scipy", "filelock"),
+    "strength": ("tqdm", "openskill", "scipy", "filelock"),
+}
+
+
 def _usage() -> str:
     lines = ["usage: kiaule <command> [args]", "", "commands:"]
     lines += [f"  {name:<15} {help_}" for name, (_, help_) in SUBCOMMANDS.items()]
@@ -41,8 +54,6 @@ def _usage() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import importlib
-
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
         print(_usage())
@@ -51,17 +62,35 @@ def main(argv: list[str] | None = None) -> int:
     if command not in SUBCOMMANDS:
         print(f"kiaule: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    entry: Callable[[list[str]], int] = importlib.import_module(SUBCOMMANDS[command][0]).main
     if os.environ.get("KIAULE_TRACEBACK"):
-        return int(entry(rest) or 0)
+        return int(_entry(command, rest)(rest) or 0)
     try:
-        return int(entry(rest) or 0)
+        return int(_entry(command, rest)(rest) or 0)
     except KeyboardInterrupt:
         print(f"kiaule {command}: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        # an extra this command needs is not installed (a bare `pip install -e .`): one line
+        # naming the extra; a module of no extra missing is a bug, its traceback is shown
+        missing = missing_extra(exc, "this command")
+        if missing is None:
+            raise
+        print(f"kiaule {command}: {one_line(missing)}", file=sys.stderr)
+        return 2
     except (ValueError, TypeError, OSError) as exc:
         print(f"kiaule {command}: {one_line(exc)}", file=sys.stderr)
         return 2
+
+
+def _entry(command: str, args: list[str]) -> Callable[[list[str]], int]:
+    """The ``main`` of a subcommand's module, once the extras it needs are there (``--help``
+    works without them). Imported here, inside the error handling: a module may need an extra
+    at import."""
+    import importlib
+
+    if not {"-h", "--help"} & set(args):
+        require_all(NEEDS.get(command, ()), "this command")
+    return importlib.import_module(SUBCOMMANDS[command][0]).main
 
 
 def one_line(exc: BaseException) -> str:

@@ -55,12 +55,14 @@ def _unavailable(message: str) -> Exception:
 
 def import_ray() -> Any:
     """The ``ray`` module; :class:`BackendUnavailable` (one line) when it is not installed."""
+    from kiaule_env.extras import install_hint
+
     try:
         import ray
     except ImportError:
         raise _unavailable(
-            "the ray backend needs Ray, which is not installed: "
-            "pip install 'kiaule-env[ray]' (or use --backend local)"
+            f"the ray backend needs Ray, which is not installed; {install_hint('ray')} "
+            "(or use --backend local)"
         ) from None
     return ray
 
