@@ -22,7 +22,7 @@ for the later deals of a series), so a seed or stacked decks fix an episode.
 from __future__ import annotations
 
 import itertools
-from bisect import insort
+from bisect import bisect_right, insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -876,11 +876,6 @@ def view(state: State, seat: int) -> View:
 
 
 # ---------------------------------------------------------------------------------------- sampling
-#: K8 claim windows can demand that a hidden hand is a molodka; the sampler rejects until the
-#: window's public information holds, at most this many tries (then ``RuntimeError``)
-SAMPLE_TRIES = 200_000
-
-
 def sample_state(view: View, config: Config, rng: np.random.Generator) -> State:
     """A full state drawn exactly uniformly from those consistent with ``view``.
 
@@ -893,8 +888,11 @@ def sample_state(view: View, config: Config, rng: np.random.Generator) -> State:
     current trick is public: a seat asked (``to_act`` in the claim phase, ``declined``) holds a
     molodka, a seat of the window passed over does not (checked only while he still holds the
     hand of the lead). The placement is uniform over all labelled slots: the ``maybe`` cards by
-    an exact count over how many of them are dead, the others a uniform shuffle; the K8
-    conditions by rejection (exact, at most :data:`SAMPLE_TRIES` tries).
+    an exact count over how many of them are dead, the others a uniform shuffle. The K8 window
+    is met constructively, never by rejection: the hidden hands of the seats it speaks about are
+    drawn first, one seat after another, by their suit make-up (how many free cards and how many
+    of his own ``maybe`` cards of each suit), each make-up weighted by its exact number of
+    completions (:func:`_claim_hands`); then the rest is placed as above.
 
     The view does not carry the trick history, so which taken cards lie in which team's pile is
     not pinned: the sample splits the taken face-up cards and own discards so that each team's
@@ -928,16 +926,26 @@ def sample_state(view: View, config: Config, rng: np.random.Generator) -> State:
     constrained = {c for s in others for c in maybe[s]}
     free = [c for c in unseen if c not in constrained]
     private = {s: hand_slots[s] + trick_slots[s] for s in others}
-    splits, cumulative = _maybe_splits(tuple((len(maybe[s]), private[s]) for s in others), dead)
+    rest_maybe = dict(maybe)
+    drawn: dict[int, list[int]] = {}
+    checks = _claim_checks(view, config)
+    if checks:  # K8: the window's seats get their hands first (exact weights, no rejection)
+        drawn = _claim_hands(view, checks, maybe, free, private, dead, rng)
+        taken = {c for cards in drawn.values() for c in cards}
+        free = [c for c in free if c not in taken]
+        for s in drawn:
+            rest_maybe[s] = [c for c in maybe[s] if c not in taken]
+            private[s] = 0
+    splits, cumulative = _maybe_splits(
+        tuple((len(rest_maybe[s]), private[s]) for s in others), dead
+    )
     if not splits:
         raise ValueError("view is inconsistent: the maybe cards have no place")
-    checks = _claim_checks(view, config)
-    for _ in range(SAMPLE_TRIES):
-        places = _place(rng, others, maybe, free, private, dead, stock_slots, splits, cumulative)
-        hands = {s: sort_hand([*view.known[s], *places[s][: hand_slots[s]]]) for s in others}
-        if all(_has_molodka(hands[s], view.trump, trumps) == want for s, want, trumps in checks):
-            return _build(view, config, rng, hands, places, hand_slots, maybe)
-    raise RuntimeError(f"no deal met the K8 claim window of the view in {SAMPLE_TRIES} tries")
+    places = _place(rng, others, rest_maybe, free, private, dead, stock_slots, splits, cumulative)
+    for s, cards in drawn.items():
+        places[s] = cards
+    hands = {s: sort_hand([*view.known[s], *places[s][: hand_slots[s]]]) for s in others}
+    return _build(view, config, rng, hands, places, hand_slots, maybe)
 
 
 def _falling(n: int, k: int) -> int:
@@ -985,7 +993,7 @@ def _place(
 ) -> dict[Any, list[int]]:
     """One uniform labelled placement: per other seat his private slots (hand, then current
     discard), ``"dead"`` and ``"stock"`` (top first, without the indicator)."""
-    js = splits[int(np.searchsorted(cumulative, rng.integers(cumulative[-1]), side="right"))]
+    js = splits[bisect_right(cumulative, _below(rng, cumulative[-1]))]
     places: dict[Any, list[int | None]] = {s: [None] * private[s] for s in others}
     places["dead"] = [None] * dead
     places["stock"] = [None] * stock_slots
@@ -1024,6 +1032,168 @@ def _claim_checks(view: View, config: Config) -> list[tuple[int, bool, bool]]:
     else:
         asked = [(s, s in view.declined) for s in order]
     return [(s, want, trumps) for s, want in asked if s != view.seat and s not in played]
+
+
+def _below(rng: np.random.Generator, n: int) -> int:
+    """A uniform integer in ``[0, n)`` for any positive Python int (counts of deals exceed
+    64 bits): random bits, redrawn when ``>= n`` (each draw succeeds with probability > 1/2)."""
+    if n <= 2**62:
+        return int(rng.integers(n))
+    bits = n.bit_length()
+    nbytes = (bits + 7) // 8
+    while True:
+        x = int.from_bytes(rng.bytes(nbytes), "little") >> (8 * nbytes - bits)
+        if x < n:
+            return x
+
+
+def _suit_splits(total: int, caps: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every way to take ``total`` cards from four suits with ``caps[σ]`` cards of suit σ."""
+    out: list[tuple[int, ...]] = []
+    for a in range(min(total, caps[0]) + 1):
+        for b in range(min(total - a, caps[1]) + 1):
+            for c in range(min(total - a - b, caps[2]) + 1):
+                d = total - a - b - c
+                if d <= caps[3]:
+                    out.append((a, b, c, d))
+    return out
+
+
+def _by_suit(cards: Sequence[int]) -> list[list[int]]:
+    out: list[list[int]] = [[], [], [], []]
+    for c in cards:
+        out[SUIT[c]].append(c)
+    return out
+
+
+def _claim_hands(
+    view: View,
+    checks: list[tuple[int, bool, bool]],
+    maybe: dict[int, list[int]],
+    free: list[int],
+    private: dict[int, int],
+    dead: int,
+    rng: np.random.Generator,
+) -> dict[int, list[int]]:
+    """K8: the hidden hand cards of the seats the claim window speaks about, drawn exactly.
+
+    The deals consistent with the view are counted by the suit make-up of these hands: seat
+    c's hidden cards are ``a[σ]`` free cards and ``b[σ]`` of his own ``maybe`` cards of suit
+    σ (another seat's ``maybe`` card is never in his hand; c has no current discard, he has not
+    played in this trick). A make-up is allowed when his whole hand (``known`` cards included)
+    is a molodka (K8: four cards of one suit, the trump suit with ``molodka="trumps"``) exactly
+    when the window says so. Its weight is the number of card choices it has times the number
+    of placements of everything else (:func:`_claim_rest`), which depends only on how many of
+    these seats' ``maybe`` cards are left over (they must be dead). The seats are drawn in turn,
+    each make-up with probability proportional to its completions, then the cards of each suit
+    uniformly: the deal is exactly uniform among those meeting the window.
+    """
+    trump = view.trump
+    seats: list[tuple[int, bool, bool]] = []
+    for s, want, trumps in checks:
+        if view.hand_sizes[s] != HAND_SIZE:
+            if want:
+                raise ValueError(f"view is inconsistent: player_{s} was asked without 4 cards")
+            continue  # K8: fewer than four cards are never a molodka
+        seats.append((s, want, trumps))
+    free_suits = _by_suit(free)
+    own = {s: _by_suit(maybe[s]) for s, _, _ in seats}
+    rest = _claim_rest(view, [s for s, _, _ in seats], maybe, private, dead, len(free))
+    memo: dict[tuple[int, tuple[int, ...], int], int] = {}
+
+    def makeups(i: int, f: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
+        """Seat i's allowed make-ups ``(a, b, ways)`` given ``f`` free cards per suit."""
+        s, want, trumps = seats[i]
+        known_suits = {SUIT[c] for c in view.known[s]}
+        mine = [len(x) for x in own[s]]
+        h = HAND_SIZE - len(view.known[s])
+        out = []
+        for k in range(min(h, sum(mine)) + 1):
+            for b in _suit_splits(k, mine):
+                for a in _suit_splits(h - k, f):
+                    suits = known_suits | {su for su in range(4) if a[su] + b[su]}
+                    molodka = len(suits) == 1 and (not trumps or trump in suits)
+                    if molodka != want:
+                        continue
+                    ways = 1
+                    for su in range(4):
+                        ways *= _comb(f[su], a[su]) * _comb(mine[su], b[su])
+                    out.append((a, b, ways))
+        return out
+
+    def count(i: int, f: tuple[int, ...], left_over: int) -> int:
+        """Completions from seat i on: ``left_over`` maybe cards of earlier seats are dead."""
+        if i == len(seats):
+            return rest(left_over)
+        key = (i, f, left_over)
+        if key not in memo:
+            s = seats[i][0]
+            total = 0
+            for a, b, ways in makeups(i, f):
+                nxt = tuple(x - y for x, y in zip(f, a, strict=True))
+                total += ways * count(i + 1, nxt, left_over + len(maybe[s]) - sum(b))
+            memo[key] = total
+        return memo[key]
+
+    f = tuple(len(x) for x in free_suits)
+    if not count(0, f, 0):
+        raise ValueError("view is inconsistent: no deal meets the K8 claim window")
+    drawn: dict[int, list[int]] = {}
+    left_over = 0
+    for i, (s, _, _) in enumerate(seats):
+        options = []
+        for a, b, ways in makeups(i, f):
+            nxt = tuple(x - y for x, y in zip(f, a, strict=True))
+            after = left_over + len(maybe[s]) - sum(b)
+            options.append((a, b, nxt, after, ways * count(i + 1, nxt, after)))
+        weights = list(itertools.accumulate(o[4] for o in options))
+        a, b, nxt, after, _ = options[bisect_right(weights, _below(rng, weights[-1]))]
+        cards: list[int] = []
+        for su in range(4):
+            pool = free_suits[su]
+            order = [pool[int(j)] for j in rng.permutation(len(pool))]
+            cards += order[: a[su]]
+            free_suits[su] = order[a[su] :]
+            mine = own[s][su]
+            cards += [mine[int(j)] for j in rng.permutation(len(mine))[: b[su]]]
+        drawn[s] = cards
+        f, left_over = nxt, after
+    return drawn
+
+
+def _claim_rest(
+    view: View,
+    claim_seats: list[int],
+    maybe: dict[int, list[int]],
+    private: dict[int, int],
+    dead: int,
+    n_free: int,
+) -> Callable[[int], int]:
+    """The number of labelled placements of everything outside the window seats' hands, as a
+    function of how many of their ``maybe`` cards are left over (all of those are dead).
+
+    The other seats' ``maybe`` cards go to their private slots or the dead ones (the sum of
+    :func:`_maybe_splits`), the free cards fill the remaining slots in any order.
+    """
+    rest_seats = [s for s in range(NUM_PLAYERS) if s != view.seat and s not in claim_seats]
+    pairs = [(len(maybe[s]), private[s]) for s in rest_seats]
+    hidden = sum(HAND_SIZE - len(view.known[s]) for s in claim_seats)
+    own_maybe = sum(len(maybe[s]) for s in claim_seats)
+    cache: dict[int, int] = {}
+
+    def rest(left_over: int) -> int:
+        if left_over not in cache:
+            total = 0
+            for js in itertools.product(*(range(m + 1) for m, _ in pairs)):
+                w = _falling(dead, sum(js) + left_over)
+                for (m, slots), j in zip(pairs, js, strict=True):
+                    w *= _comb(m, j) * _falling(slots, m - j)
+                total += w
+            free_left = n_free - (hidden - (own_maybe - left_over))
+            cache[left_over] = total * _falling(free_left, free_left) if free_left >= 0 else 0
+        return cache[left_over]
+
+    return rest
 
 
 def _pile_split(view: View, dead: list[int], rng: np.random.Generator) -> list[list[int]]:
