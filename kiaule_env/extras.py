@@ -61,6 +61,11 @@ class MissingExtra(ModuleNotFoundError):
         hint = install_hint(extra) if extra else f"pip install {distribution}"
         super().__init__(f"{need} not installed; {hint}", name=module)
         self.extra = extra
+        self._args = (module, what)
+
+    def __reduce__(self) -> tuple[type, tuple[str, str | None]]:
+        # rebuilt from its own arguments, so it crosses to and from worker processes intact
+        return MissingExtra, self._args
 
 
 def install_hint(extra: str) -> str:

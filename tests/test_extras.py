@@ -33,6 +33,14 @@ def test_require_does_not_hide_a_broken_module_inside_an_installed_one(monkeypat
     assert err.value.name == "no_such_dependency_anywhere"
 
 
+def test_missing_extra_survives_pickling_from_a_worker_process():
+    import pickle
+
+    err = MissingExtra("torch", "kozel/ppo")
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is MissingExtra and str(back) == str(err) and back.extra == "train"
+
+
 def test_missing_extra_maps_only_modules_of_extras():
     assert missing_extra(ModuleNotFoundError("x", name="tqdm.auto")).extra == "train"
     assert missing_extra(ModuleNotFoundError("x", name="numba")).extra == "search"
