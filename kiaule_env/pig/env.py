@@ -304,12 +304,15 @@ class PigAECEnv(AECEnv):
     """Pig as an AEC env: the conversion of PettingZoo's ``parallel_to_aec`` of the parallel env.
 
     Agents choose one after another in ``player_0 … player_{n-1}`` order (those still in); the
-    parallel step runs when the last has chosen, and terminated agents are then stepped with
-    ``None`` first, exactly as in ``pettingzoo.utils.conversions.parallel_to_aec_wrapper`` (a
-    test checks both give the same episode). It is its own class rather than that wrapper so
-    that ``unwrapped`` is a plain ``AECEnv`` (PettingZoo's ``api_test`` requires it) on which
-    the classic wrappers (``wrap_classic``) work, and it raises ``ValueError`` on an illegal
-    action at once instead of when the parallel step runs.
+    parallel step runs when the last has chosen, as in
+    ``pettingzoo.utils.conversions.parallel_to_aec_wrapper`` (a test checks both give the same
+    episode). It is its own class rather than that wrapper so that ``unwrapped`` is a plain
+    ``AECEnv`` (PettingZoo's ``api_test`` requires it) on which the classic wrappers
+    (``wrap_classic``) work, it raises ``ValueError`` on an illegal action at once instead of
+    when the parallel step runs, and in a full game (P5) a player who leaves stays in
+    ``agents``, terminated and never selected, until the episode ends (D13): PettingZoo's
+    conversion steps him with ``None`` at once, and a library that ends the episode when the
+    selected agent is done (Tianshou) then lost the rest of the game and its rewards.
     """
 
     metadata: ClassVar[dict[str, Any]] = {**PigParallelEnv.metadata, "is_parallelizable": True}
@@ -399,17 +402,43 @@ class PigAECEnv(AECEnv):
             if agent not in observations
         }
         self._observations = {**kept, **observations}
-        self.terminations = dict(terminations)
-        self.truncations = dict(truncations)
-        self.infos = dict(infos)
-        self.rewards = dict(rewards)
-        self._cumulative_rewards = dict(rewards)
+        self._settle_step(observations, rewards, terminations, truncations, infos)
+
+    def _settle_step(
+        self,
+        observations: dict[str, Any],
+        rewards: dict[str, float],
+        terminations: dict[str, bool],
+        truncations: dict[str, bool],
+        infos: dict[str, dict[str, Any]],
+    ) -> None:
+        """The AEC bookkeeping after a parallel step (D13).
+
+        The agents who played the step get its rewards, terminations, truncations and infos.
+        Agents who left in earlier steps (P5) stay in ``agents``, terminated, with reward 0, the
+        step's public info and their cumulative reward kept; nobody who left is selected until
+        the episode is over, when every agent is stepped with ``None`` in seat order. So a
+        library that reads ``env.rewards`` after every step and ends the episode when the
+        selected agent is done (Tianshou's ``PettingZooEnv``) sees every reward of a full game.
+        """
+        gone = [a for a in self.agents if a not in observations]  # left in an earlier step
+        shared = next(iter(infos.values()), {})  # step_info and result: the same for everyone
+        self.terminations = {**dict.fromkeys(gone, True), **terminations}
+        self.truncations = {**dict.fromkeys(gone, False), **truncations}
+        self.infos = {**{a: dict(shared) for a in gone}, **infos}
+        self.rewards = {**dict.fromkeys(gone, 0.0), **rewards}
+        self._cumulative_rewards = {
+            **{a: self._cumulative_rewards[a] for a in gone},
+            **rewards,  # everyone else acted in the step: their earlier reward was read
+        }
         live = self.parallel.agents
-        self.agents = live + sorted(a for a in observations if a not in live)
+        out = [a for a in self.possible_agents if a in self.terminations and a not in live]
+        self.agents = live + out
         if live:
             self._agent_selector = AgentSelector(live)
             self.agent_selection = self._agent_selector.reset()
-        self._deads_step_first()  # the parallel env renders in "human" mode
+        else:  # the episode is over: every agent is stepped with None, in seat order
+            self._deads_step_first()
 
     def legal_moves(self, agent: str) -> dict[int, str]:
         """Legal actions of ``agent`` in the current simultaneous step with their texts: the

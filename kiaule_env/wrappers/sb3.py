@@ -9,8 +9,16 @@ single ``Box`` observation, so the env is first wrapped in
 the observation vector, and ``MaskablePPO`` gets the masks through ``env_method("action_masks")``,
 the method it calls on a vector env.
 
-SuperSuit's vector env needs every agent in every step: use it with Pig's round game (the
-default), where nobody leaves before the episode ends; a full game (``game="full"``) is refused.
+SuperSuit's vector env needs every agent in every step, so :class:`KeepSeatsParallelWrapper`
+keeps the players of a full game (``game="full"``, P5) who have left until the game ends: every
+reward reaches the vector env (a player's −1/(n−1) in the step he leaves, the winner's +1 at the
+end; a game's rewards sum to 0, as in the native env). The limitation: from the step he leaves to
+the end of the game, such a player's sub-env takes idle steps (his last observation, reward 0,
+not done; his mask allows action 0 only, and the action is not played), so his episode ends with
+the game's rather than when he leaves. A single allowed action has log-probability 0, so these
+steps add nothing to ``MaskablePPO``'s policy loss; the value function learns that they are
+worth 0. In a round game (the default) nobody leaves before the end and the wrapper changes
+nothing.
 
 Example (what ``tests/test_wrappers_sb3.py`` runs)::
 
@@ -29,6 +37,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
+from pettingzoo.utils import BaseParallelWrapper
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from kiaule_env.core.options import is_integer
@@ -36,6 +45,46 @@ from kiaule_env.wrappers import FlatMaskParallelWrapper, split_flat
 
 #: the method ``MaskablePPO`` looks for (``sb3_contrib.common.maskable.utils``)
 ACTION_MASKS = "action_masks"
+
+
+class KeepSeatsParallelWrapper(BaseParallelWrapper):
+    """Every seat in every step until the episode ends (see the module docstring).
+
+    A player who leaves gets his last observation and his reward in the step he leaves, as the
+    env gives them, and is not done; later steps repeat that observation (its mask is all
+    zero) with reward 0, and his action is not passed on. When the episode ends every seat is
+    terminated, or truncated if the env truncated it (``max_cycles``).
+    """
+
+    def __init__(self, env: ParallelEnv):
+        super().__init__(env)
+        self.agents: list[str] = []
+        self._last: dict[str, Any] = {}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        observations, infos = self.env.reset(seed=seed, options=options)
+        self.agents = list(self.env.possible_agents)
+        self._last = dict(observations)
+        return observations, {a: infos.get(a, {}) for a in self.agents}
+
+    def step(self, actions: dict[str, Any]):
+        playing = {a: actions[a] for a in self.env.agents}
+        observations, rewards, _, truncations, infos = self.env.step(playing)
+        self._last.update(observations)
+        seats = self.agents
+        over = not self.env.agents
+        truncated = over and any(truncations.values())
+        done = dict.fromkeys(seats, over and not truncated)
+        cut = dict.fromkeys(seats, truncated)
+        if over:
+            self.agents = []
+        return (
+            {a: self._last[a] for a in seats},
+            {a: float(rewards.get(a, 0.0)) for a in seats},
+            done,
+            cut,
+            {a: infos.get(a, {}) for a in seats},
+        )
 
 
 class MaskedVecEnv(VecEnvWrapper):
@@ -58,7 +107,10 @@ class MaskedVecEnv(VecEnvWrapper):
 
     def _split(self, flat: np.ndarray) -> np.ndarray:
         obs, masks = split_flat(flat, self.num_actions)
-        self._masks = masks.astype(bool)
+        masks = masks.astype(bool)
+        # a seat that has left (KeepSeatsParallelWrapper) has no move: action 0, not played
+        masks[~masks.any(axis=1), 0] = True
+        self._masks = masks
         return obs
 
     def seed(self, seed: int | None = None) -> list[int | None]:
@@ -108,21 +160,17 @@ class MaskedVecEnv(VecEnvWrapper):
 def masked_vec_env(
     env: ParallelEnv, num_vec_envs: int = 1, seed: int | None = None
 ) -> MaskedVecEnv:
-    """``env`` (Pig's ``parallel_env()``, round game) as an SB3 vector env for ``MaskablePPO``:
-    ``num_vec_envs`` copies × one sub-env per agent; ``seed`` seeds the first reset."""
+    """``env`` (Pig's ``parallel_env()``, a round or a full game) as an SB3 vector env for
+    ``MaskablePPO``: ``num_vec_envs`` copies × one sub-env per seat; ``seed`` seeds the first
+    reset. Players who leave a full game idle until it ends (module docstring)."""
     import supersuit as ss  # extra "interop"
 
     if not isinstance(env, ParallelEnv):
         raise ValueError(f"expected a PettingZoo ParallelEnv, got {type(env).__name__}")
-    if getattr(getattr(env.unwrapped, "config", None), "full", False):
-        raise ValueError(
-            "SuperSuit's vector env needs every agent in every step; a full Pig game "
-            "(game='full') eliminates players: use the round game"
-        )
     if not is_integer(num_vec_envs) or num_vec_envs < 1:
         raise ValueError(f"num_vec_envs must be a positive integer, got {num_vec_envs!r}")
     num_actions = int(env.action_space(env.possible_agents[0]).n)
-    vec = ss.pettingzoo_env_to_vec_env_v1(FlatMaskParallelWrapper(env))
+    vec = ss.pettingzoo_env_to_vec_env_v1(FlatMaskParallelWrapper(KeepSeatsParallelWrapper(env)))
     venv = ss.concat_vec_envs_v1(vec, num_vec_envs, num_cpus=0, base_class="stable_baselines3")
     masked = MaskedVecEnv(venv, num_actions)
     masked.seed(seed)

@@ -60,8 +60,9 @@ def test_reset_without_seed_continues_the_generator():
 
 
 def test_aec_version_is_pettingzoos_parallel_to_aec_conversion():
-    """Our AEC class plays exactly like PettingZoo's own conversion of the parallel env."""
-    for kwargs in ({"game": "full", "num_players": 5}, {"tokens": True, "false_nose": "pig"}):
+    """Our AEC class plays exactly like PettingZoo's own conversion of the parallel env (in a
+    round game, where nobody leaves before the end; full games: the next test)."""
+    for kwargs in ({"num_players": 5}, {"tokens": True, "false_nose": "pig"}):
         ours, theirs = pig_v0.raw_env(**kwargs), parallel_to_aec(pig_v0.parallel_env(**kwargs))
         for env in (ours, theirs):
             env.reset(seed=9)
@@ -78,6 +79,72 @@ def test_aec_version_is_pettingzoos_parallel_to_aec_conversion():
             mask = last_a[0]["action_mask"]
             ours.step(int(rng_a.choice(np.flatnonzero(mask))))
             theirs.step(int(rng_b.choice(np.flatnonzero(mask))))
+
+
+def live_trace(env, seed: int) -> tuple[list, dict[str, float], list[str]]:
+    """Random play through ``agent_iter``: the live decisions (agent, observation), every
+    agent's total of ``env.rewards`` after each step, and the agents stepped with None."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    decisions, totals, dead = [], dict.fromkeys(env.possible_agents, 0.0), []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            dead.append(agent)
+            env.step(None)
+        else:
+            decisions.append((agent, obs["observation"].tobytes()))
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        for a, r in env.rewards.items():
+            totals[a] += r
+    return decisions, totals, dead
+
+
+def test_full_game_aec_keeps_leaving_players_until_the_end():
+    """D13: in the AEC version a player who leaves stays in ``agents``, terminated, never
+    selected until the episode is over; the live decisions are those of PettingZoo's
+    conversion (which steps him with None at once), and so is every agent's total reward."""
+    kwargs = {"game": "full", "num_players": 5}
+    for seed in (9, 10):
+        ours = live_trace(pig_v0.raw_env(**kwargs), seed)
+        theirs = live_trace(parallel_to_aec(pig_v0.parallel_env(**kwargs)), seed)
+        assert ours[0] == theirs[0]
+        assert ours[1] == pytest.approx(theirs[1]) and sum(ours[1].values()) == pytest.approx(0)
+        assert sorted(ours[2]) == [f"player_{i}" for i in range(5)]  # each once, at the end
+    env = pig_v0.raw_env(**kwargs)
+    env.reset(seed=9)
+    rng = np.random.default_rng(9)  # random play touches noses: a game ends (D12)
+    left = None
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        gone = [a for a in env.agents if env.terminations[a]]
+        if term:  # a player who left is selected only once nobody plays any more
+            assert all(env.terminations[a] or env.truncations[a] for a in env.agents), agent
+        elif gone:  # someone left; the game goes on without selecting him
+            left = left or gone[0]
+            assert env.rewards[gone[0]] in (0.0, -0.25) and env.legal_moves(gone[0]) == {}
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert left is not None
+
+
+def test_tianshou_sees_every_reward_of_a_full_game():
+    """Tianshou's ``PettingZooEnv`` ends an episode when the selected agent is done and sums
+    ``env.rewards`` after each step: a full game's returns sum to 0, the winner's +1 included
+    (it ended at the first elimination: ``[0, 0, -0.333, 0]``)."""
+    tianshou_env = pytest.importorskip("tianshou.env")
+    env = tianshou_env.PettingZooEnv(pig_v0.env(game="full"))
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        returns, done = np.zeros(4), False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(obs["mask"])))
+            obs, reward, term, trunc, info = env.step(action)
+            returns += np.array(reward)
+            done = term or trunc
+        assert sorted(np.round(returns, 6)) == pytest.approx([-1 / 3] * 3 + [1])
+        winner = int(info["result"]["winner"].removeprefix("player_"))
+        assert returns[winner] == pytest.approx(1)
 
 
 def test_arena_plays_the_same_game_through_aec_and_parallel():
