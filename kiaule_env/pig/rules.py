@@ -648,10 +648,12 @@ def sample_state(view: PigView, config: Config, rng: np.random.Generator) -> Sta
     possible (every choice leaves the same number of completions), then the other cards a
     uniform shuffle over the other hands, the stock and the discard pile.
 
-    Not in the view, so not sampled: the other players' passing memories (their counts are put
-    on the rank of a card they are known to have passed or received, else of their first card:
-    sums match ``passes``), the order in which the eliminated players left (ascending seats),
-    the outcome of the previous round. Stacked decks are empty; the generator is fresh.
+    Passing memories (P2): the neighbours' records of what passed between them and
+    ``view.seat`` are his own records; the other players' memories are not in the view, so
+    they are chosen, not sampled: one history consistent with the sampled hands
+    (:func:`_passing_memory`). Not in the view either: the order in which the eliminated
+    players left (ascending seats), the outcome of the previous round. Stacked decks are empty;
+    the generator is fresh.
     """
     if not isinstance(view, PigView):
         raise TypeError(f"view must be a pig rules.PigView, got {type(view).__name__}")
@@ -742,26 +744,112 @@ def sample_state(view: PigView, config: Config, rng: np.random.Generator) -> Sta
     shell.last_passed, shell.last_received = [-1] * n, [-1] * n
     shell.passed_counts = [[0] * 13 for _ in range(n)]
     shell.received_counts = [[0] * 13 for _ in range(n)]
-    if seat in seats_in and view.last_received >= 0 and not (config.stock and seat == view.dealer):
-        shell.last_passed[right_of(shell, seat)] = view.last_received
-    if pinned_to is not None and pinned_to[0] == "hand":
-        shell.last_received[pinned_to[1]] = card
-    for s in seats_in:
-        if s == seat:
-            shell.passed_counts[s] = list(view.passed_counts)
-            shell.received_counts[s] = list(view.received_counts)
-            shell.last_passed[s], shell.last_received[s] = view.last_passed, view.last_received
-            continue
-        if view.passes:
+    if view.passes and view.phase != OVER:
+        _passing_memory(shell, view)
+    elif view.passes:  # the round is over: its memory no longer bears on play
+        for s in seats_in:
             fallback = shell.hands[s][0] if shell.hands[s] else view.ranks[0]
-            sent = shell.last_passed[s] if shell.last_passed[s] >= 0 else fallback
-            got = shell.last_received[s] if shell.last_received[s] >= 0 else fallback
-            shell.passed_counts[s][sent % 13] = view.passes
-            shell.received_counts[s][got % 13] = view.passes
+            shell.passed_counts[s][fallback % 13] = view.passes
+            shell.received_counts[s][fallback % 13] = view.passes
+    shell.passed_counts[seat] = list(view.passed_counts)
+    shell.received_counts[seat] = list(view.received_counts)
+    shell.last_passed[seat], shell.last_received[seat] = view.last_passed, view.last_received
     shell.eliminated = [s for s in range(n) if s not in seats_in]
     shell.round_index = view.round_index
     shell.rng = np.random.default_rng(int(rng.integers(2**63)))
     return shell
+
+
+def _passing_memory(state: State, view: PigView) -> None:
+    """Passing memories for every player of a sampled ``state`` that agree with ``view`` (P2).
+
+    Cards go round a ring: every player passes to his left; with ``stock`` (P6) the stock and
+    discard pile act as one more member of the ring, between the dealer's right (who discards
+    into it) and the dealer (who draws from it). Pinned by the view: the observer's own counts
+    and last cards; his left neighbour received exactly what he passed (his ``received_counts``
+    are the observer's ``passed_counts``, his ``last_received`` the observer's
+    ``last_passed``); his right neighbour passed exactly what he received. Not pinned, so
+    chosen: the other members' counts, as one history that could have led to the sampled hands
+    (every member's hand at the deal, current cards plus passed minus received, is a real
+    hand), with each member's last received card one he holds now (nothing moved since). An
+    observer who is out pins nothing: the first player in is given such a memory first.
+    """
+    seats = state.seats_in
+    me = view.seat
+    passed, received = list(view.passed_counts), list(view.received_counts)
+    last_passed, last_received = view.last_passed, view.last_received
+    if me not in seats:  # P5: he left; anchor the ring on a player in
+        me = seats[0]
+        last_received = max(state.hands[me], key=lambda c: c % 13)
+        last_passed = max(state.hands[left_of(state, me)], key=lambda c: c % 13)
+        if state.config.stock and left_of(state, me) == state.dealer:
+            last_passed = (state.stock + state.discard)[-1]
+        received = [0] * 13
+        received[last_received % 13] = view.passes
+        passed = _rank_counts(received, last_received, -1)
+        passed[last_passed % 13] += 1  # his dealt hand: current, less the last in, plus out
+    ring: list[int] = []  # clockwise from the observer; -1 is the stock and discard pile
+    for s in seats[seats.index(me) :] + seats[: seats.index(me)]:
+        if state.config.stock and s == state.dealer:
+            ring.append(-1)
+        ring.append(s)
+    while ring[0] != me:
+        ring.append(ring.pop(0))
+    queue = state.stock + state.discard  # P6: one queue, the latest discard last
+    held = {s: state.hands[s] for s in seats}
+    held[-1] = queue
+    last_in = {s: state.hands[s][int(np.argmax([c % 13 for c in state.hands[s]]))] for s in seats}
+    if queue:
+        last_in[-1] = queue[-1]
+    last_in[ring[1]] = last_passed  # the observer's card has not moved since (P2)
+    last_in[me] = last_received
+    # members' last passes: each member's last card came from his right
+    last_out = {ring[i - 1]: last_in[ring[i]] for i in range(len(ring))}
+    # earlier passes (all but the last), per rank: walk the ring from the observer's left to
+    # his right turning what the observer passed into what he received; a member keeps cards
+    # of the ranks in excess (he held them before the last pass) and passes on the ranks short
+    start = _rank_counts(passed, last_passed, -1)
+    target = _rank_counts(received, last_received, -1)
+    earlier = {me: start}
+    current = start
+    for member in ring[1:-1]:
+        before = _rank_counts(_counts(held[member]), last_in[member], -1)
+        before[last_out[member] % 13] += 1  # his hand just before the last pass
+        nxt = list(current)
+        short = [r for r in range(13) for _ in range(max(0, target[r] - current[r]))]
+        for r in range(13):
+            drop = min(max(0, current[r] - target[r]), before[r])
+            nxt[r] -= drop
+            for _ in range(drop):
+                nxt[short.pop()] += 1
+        earlier[member] = current = nxt
+    earlier[ring[-1]] = target
+    for member in ring:
+        if member < 0:
+            continue
+        state.passed_counts[member] = _rank_counts(earlier[member], last_out[member], +1)
+        state.last_passed[member] = last_out[member]
+        state.last_received[member] = last_in[member]
+    for i, member in enumerate(ring):
+        if member >= 0:
+            right = ring[i - 1]
+            got = _rank_counts(earlier[right], last_out[right], +1)
+            state.received_counts[member] = got
+    state.passed_counts[me], state.received_counts[me] = passed, received
+
+
+def _counts(cards: Sequence[int]) -> list[int]:
+    out = [0] * 13
+    for c in cards:
+        out[c % 13] += 1
+    return out
+
+
+def _rank_counts(counts: Sequence[int], card: int, sign: int) -> list[int]:
+    """``counts`` (per rank) with one card of ``card``'s rank added (+1) or removed (-1)."""
+    out = list(counts)
+    out[card % 13] += sign
+    return out
 
 
 # ---------------------------------------------------------------------- invariants
@@ -801,6 +889,26 @@ def check_invariants(state: State) -> None:
     for seat in state.seats_in:
         assert sum(state.passed_counts[seat]) == state.passes, "passed counts drift"
         assert sum(state.received_counts[seat]) == state.passes, "received counts drift"
+    if state.phase != OVER and state.passes:
+        _check_passing_memory(state)
     assert all(0 <= k <= LIVES for k in state.letters), "letters out of range"
     if config.full and not config.letters:
         assert all(state.letters[s] == 0 for s in state.seats_in), "a player in has letters"
+
+
+def _check_passing_memory(state: State) -> None:
+    """P2: what a player received is what his right neighbour passed (the dealer draws instead
+    with ``stock``, P6), his last received card is still in his hand, and his hand at the deal
+    (current cards plus passed minus received, per rank) is a real hand."""
+    for seat in state.seats_in:
+        right = right_of(state, seat)
+        if not (state.config.stock and seat == state.dealer):
+            assert state.received_counts[seat] == state.passed_counts[right], (
+                f"player_{seat} received other cards than player_{right} passed"
+            )
+            assert state.last_received[seat] == state.last_passed[right], "last cards disagree"
+        assert state.last_received[seat] in state.hands[seat], "the last received card moved"
+        dealt = _counts(state.hands[seat])
+        for r in range(13):
+            dealt[r] += state.passed_counts[seat][r] - state.received_counts[seat][r]
+        assert min(dealt) >= 0, f"player_{seat}'s passing memory fits no dealt hand"

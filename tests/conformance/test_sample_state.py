@@ -68,3 +68,22 @@ def test_sample_state_is_consistent_and_playable(name):
                 done += 1
         checked += done
     assert checked >= POSITIONS
+
+
+@pytest.mark.parametrize(("molodka", "declines"), [("trumps", 1), ("any", 2)])
+def test_kozel_sample_state_at_a_window_asking_every_hidden_seat(molodka, declines):
+    """K8: a claim window that asks two (trumps) or three (any) seats is met by about one
+    uniform deal in 10**7 or fewer; the sampler must still draw it, for every seat."""
+    from kiaule_env.kozel import rules
+    from tests.kozel.stacking import new_state, stacked
+    from tests.kozel.test_sample_state import TWO_MOLODKAS
+
+    engine = GAMES["kozel"].make_engine(molodka=molodka)
+    state = new_state(stacked(TWO_MOLODKAS, indicator="AH"), molodka=molodka)
+    engine.apply(state, [engine.legal_actions(state, 0)[0]])  # lead 6C
+    for _ in range(declines):
+        engine.apply(state, [engine.legal_actions(state, state.to_act)[-1]])  # decline
+    assert engine.to_act(state) == (3,) and state.phase == rules.PHASE_CLAIM
+    rng = np.random.default_rng(16)
+    for seat in range(engine.num_players):
+        _check(engine, state, seat, rng, play_on=True)
