@@ -20,7 +20,10 @@ Versions and APIs
   eliminated (P5); the episode ends when ``env.agents`` is empty.
 * ``env(**kw)``: the AEC version, PettingZoo's ``parallel_to_aec`` conversion (agents choose one
   after another in seat order; the parallel step runs after the last), wrapped like
-  ``texas_holdem_v4.env()``; ``raw_env(**kw)`` is the same without the wrappers.
+  ``texas_holdem_v4.env()``; ``raw_env(**kw)`` is the same without the wrappers. In a full game
+  an eliminated player stays in ``env.agents``, terminated and not selected, until the game is
+  over, when every agent is stepped with ``None`` (RULES.md D13): libraries that end the episode
+  when the selected agent is done (Tianshou) see the whole game and every reward.
 * Extras on ``parallel_env`` and ``env().unwrapped``: ``legal_moves(agent) -> {action: text}``,
   ``view(agent)`` (the player's information set), ``state`` (the engine state) and
   ``check_invariants()``.
