@@ -133,7 +133,7 @@ END_HANDS = [
 END_KNOWN = {1: ["6H", "7H"], 2: ["6S"]}
 
 
-def _end_position(mode: str, decline: bool) -> rules.State:
+def _end_position(mode: str, decline: bool = False) -> rules.State:
     state = new_state(stacked(END_HANDS, indicator="AH"), molodka=mode)
     used = {c for h in END_HANDS for c in h}
     rest = [t for t in (rules.CARD_TEXTS[c] for c in rules.DECK.cards) if t not in used]
@@ -148,41 +148,76 @@ def _end_position(mode: str, decline: bool) -> rules.State:
     return state
 
 
-def _end_allowed(state: rules.State, mode: str, decline: bool) -> set:
+def _with_a_maybe_card(state: rules.State) -> rules.State:
+    """The end position, but player_1 discarded QD face down in an earlier trick after 6H was
+    known to be his: 6H is in his hand or among the dead cards (a ``maybe`` card); player_2's
+    8S is known too."""
+    qd = C("QD")
+    team = next(t for t in (0, 1) if qd in state.piles[t])
+    state.seen.remove(qd)
+    state.points_seen[team] -= rules.POINTS[qd]
+    state.discards[1] = [qd]
+    state.discard_points[1][team] += rules.POINTS[qd]
+    state.known[1] = [C("7H")]
+    state.maybe[1] = [C("6H")]
+    state.known[2] = [C("6S"), C("8S")]
+    rules.check_invariants(state)
+    return state
+
+
+def _end_allowed(state: rules.State, view: rules.View, mode: str, decline: bool) -> set:
     """Brute force: every split of the observer's unseen cards into the hidden parts of hands
-    0, 1, 2 such that player_1 holds a molodka and, once the window is over, player_2 holds
-    none (K8: he was passed over)."""
-    known = {s: [C(t) for t in END_KNOWN.get(s, [])] for s in range(3)}
+    0, 1, 2 and the dead cards such that player_1 holds a molodka, once the window is over
+    player_2 holds none (K8: he was passed over), and a ``maybe`` card of player_1 is in his
+    hand or dead."""
+    known = {s: list(view.known[s]) for s in range(3)}
     pool = sorted(c for s in range(3) for c in state.hands[s] if c not in known[s])
+    pool = sorted(pool + [c for c in state.discards[1]])
     sizes = [len(state.hands[s]) - len(known[s]) for s in range(3)]
     out = set()
     for h0 in itertools.combinations(pool, sizes[0]):
         rest = [c for c in pool if c not in h0]
         for h1 in itertools.combinations(rest, sizes[1]):
-            h2 = tuple(c for c in rest if c not in h1)
-            if not _is_molodka([*known[1], *h1], mode, state.trump):
-                continue
-            if decline and _is_molodka([*known[2], *h2], mode, state.trump):
-                continue
-            out.add((frozenset(h0), frozenset(h1), frozenset(h2)))
+            left = [c for c in rest if c not in h1]
+            for h2 in itertools.combinations(left, sizes[2]):
+                dead = [c for c in left if c not in h2]
+                if any(c not in h1 and c not in dead for c in view.maybe[1]):
+                    continue
+                if not _is_molodka([*known[1], *h1], mode, state.trump):
+                    continue
+                if decline and _is_molodka([*known[2], *h2], mode, state.trump):
+                    continue
+                out.add((frozenset(h0), frozenset(h1), frozenset(h2)))
     return out
 
 
 @pytest.mark.parametrize(
-    ("mode", "decline", "size"), [("any", True, 96), ("trumps", True, 120), ("any", False, 120)]
+    ("mode", "decline", "maybe", "size"),
+    [
+        ("any", True, False, 96),
+        ("trumps", True, False, 120),
+        ("any", False, False, 120),
+        ("any", True, True, 316),
+    ],
 )
-def test_K8_window_sample_is_exactly_uniform(mode, decline, size):
+def test_K8_window_sample_is_exactly_uniform(mode, decline, maybe, size):
     """Chi-square against the enumeration (p > 0.001). With "any" after the window, player_2
-    three hidden spades would make a molodka, so 24 of the 120 splits are excluded."""
-    state = _end_position(mode, decline)
-    allowed = _end_allowed(state, mode, decline)
+    three hidden spades would make a molodka, so 24 of the 120 splits are excluded; with the
+    ``maybe`` card, player_1's hand is drawn partly from it and a dead card is in play."""
+    state = _end_position(mode, decline=False)
+    if maybe:
+        state = _with_a_maybe_card(state)
+    if decline:
+        rules.play(state, "decline")
+    view = rules.view(state, 3)
+    allowed = _end_allowed(state, view, mode, decline)
     assert len(allowed) == size
     engine = Engine(molodka=mode)
-    view = rules.view(state, 3)
     rng = np.random.default_rng(4)
     counts = dict.fromkeys(allowed, 0)
     for _ in range(40 * size):
         sampled = engine.sample_state(view, rng)
+        assert rules.view(sampled, 3) == view
         key = tuple(
             frozenset(c for c in sampled.hands[s] if c not in view.known[s]) for s in range(3)
         )
