@@ -7,13 +7,9 @@ deal, every seat, every lineup) is one observation, and the 95% interval is Stud
 deal means. The luck of the cards cancels within a deal, which is what makes the interval paired
 and narrow.
 
-Shares (win rates, head-to-head scores) live in [0, 1], and a t interval around them can leave it
-or collapse to a point when every deal has the same share. They get the Korn–Graubard interval
-(Korn & Graubard 1998, the one survey statistics uses for clustered proportions): a
-Clopper–Pearson interval at the *effective* sample size ``p(1 − p) / var`` of the paired variance
-over deals, scaled by ``(z / t)²`` for the few-deals case and never more than the number of games.
-It stays inside [0, 1], and with no variance between deals it is the Clopper–Pearson interval of
-all the games, never a point.
+Shares (win rates, head-to-head scores) live in [0, 1] and get the Korn–Graubard interval, which
+stays inside it. The interval math lives in :mod:`agents.intervals` (the training evaluations use
+it too) and is re-exported here.
 
 Ratings come from OpenSkill (Plackett–Luce, Weng & Lin 2011) via the maintained ``openskill``
 library; nothing here re-implements rating math.
@@ -23,111 +19,31 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from agents.intervals import (
+    Estimate,
+    clopper_pearson,
+    mean_ci,
+    paired_mean_ci,
+    paired_proportion_ci,
+    t_quantile,
+)
 
-def t_quantile(p: float, df: int) -> float:
-    """Quantile ``p`` of Student's t with ``df`` degrees of freedom (SciPy's ``stdtrit``, what
-    ``scipy.stats.t.ppf`` calls; ``scipy.special`` is imported when first needed, as it loads
-    in a fraction of ``scipy.stats``'s time)."""
-    from scipy import special
-
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be in (0, 1), got {p}")
-    if df < 1:
-        raise ValueError(f"df must be at least 1, got {df}")
-    return float(special.stdtrit(df, p))
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A mean with its confidence interval (``lo``/``hi`` are None with fewer than 2 samples)."""
-
-    mean: float
-    lo: float | None
-    hi: float | None
-    n: int
-
-    @property
-    def half_width(self) -> float | None:
-        return None if self.lo is None or self.hi is None else (self.hi - self.lo) / 2
-
-    def as_list(self) -> list[float | None]:
-        return [self.lo, self.hi]
-
-
-def mean_ci(samples: Sequence[float], level: float = 0.95) -> Estimate:
-    """Mean of independent ``samples`` with a two-sided Student-t interval at ``level``."""
-    n = len(samples)
-    if n == 0:
-        return Estimate(math.nan, None, None, 0)
-    mean = math.fsum(samples) / n
-    if n < 2:
-        return Estimate(mean, None, None, n)
-    var = math.fsum((x - mean) ** 2 for x in samples) / (n - 1)
-    half = t_quantile(0.5 + level / 2, n - 1) * math.sqrt(var / n)
-    return Estimate(mean, mean - half, mean + half, n)
-
-
-def paired_mean_ci(values_by_deal: Mapping[int, Sequence[float]], level: float = 0.95) -> Estimate:
-    """Mean over all values with the interval over per-deal means (the duplicate structure).
-
-    ``values_by_deal[d]`` holds one agent's values in every game of deal ``d``. The point
-    estimate weights deals equally (every deal has the same games in a tournament, so it equals
-    the plain mean of all games); ``n`` of the estimate is the number of deals.
-    """
-    deal_means = [math.fsum(v) / len(v) for _, v in sorted(values_by_deal.items()) if v]
-    return mean_ci(deal_means, level)
-
-
-def paired_proportion_ci(
-    values_by_deal: Mapping[int, Sequence[float]], level: float = 0.95
-) -> Estimate:
-    """Share (values in [0, 1]) over all values with the Korn–Graubard interval over deals.
-
-    The point estimate is that of :func:`paired_mean_ci`; the interval is Clopper–Pearson at the
-    effective sample size ``n* = p(1 − p) / v · (z / t_{deals−1})²``, where ``v`` is the paired
-    variance of the mean over per-deal means, truncated at the number of values (module
-    docstring). ``lo``/``hi`` are None with fewer than 2 deals, like every paired interval.
-    """
-    from scipy import special
-
-    deals = [v for _, v in sorted(values_by_deal.items()) if v]
-    for values in deals:
-        if any(not 0.0 <= x <= 1.0 for x in values):
-            raise ValueError(f"a proportion's values must lie in [0, 1], got {list(values)}")
-    estimate = paired_mean_ci(dict(enumerate(deals)), level)
-    if estimate.lo is None or estimate.hi is None:
-        return estimate
-    p, n_deals = estimate.mean, estimate.n
-    observations = sum(len(v) for v in deals)
-    deal_means = [math.fsum(v) / len(v) for v in deals]
-    variance = math.fsum((m - p) ** 2 for m in deal_means) / (n_deals - 1) / n_deals
-    t = t_quantile(0.5 + level / 2, n_deals - 1)
-    z = float(special.ndtri(0.5 + level / 2))
-    n_eff = float(observations)
-    if variance > 0.0:
-        n_eff = min(n_eff, p * (1.0 - p) / variance * (z / t) ** 2)
-    lo, hi = clopper_pearson(p * n_eff, n_eff, level)
-    return Estimate(p, lo, hi, n_deals)
-
-
-def clopper_pearson(successes: float, trials: float, level: float = 0.95) -> tuple[float, float]:
-    """Clopper–Pearson interval for ``successes`` of ``trials`` (both may be fractional, as the
-    effective counts of :func:`paired_proportion_ci` are): Beta quantiles (SciPy's
-    ``betaincinv``, what ``scipy.stats.beta.ppf`` calls), 0 and 1 at the ends."""
-    from scipy import special
-
-    if trials <= 0 or not 0.0 <= successes <= trials:
-        raise ValueError(f"need 0 <= successes <= trials and trials > 0, got {successes}/{trials}")
-    alpha = 1.0 - level
-    failures = trials - successes
-    inverse = special.betaincinv
-    lo = 0.0 if successes <= 0 else float(inverse(successes, failures + 1, alpha / 2))
-    hi = 1.0 if failures <= 0 else float(inverse(successes + 1, failures, 1 - alpha / 2))
-    return lo, hi
-
+__all__ = [
+    "Estimate",
+    "GameStats",
+    "Side",
+    "agent_summaries",
+    "clopper_pearson",
+    "head_to_head",
+    "mean_ci",
+    "openskill_ratings",
+    "paired_mean_ci",
+    "paired_proportion_ci",
+    "t_quantile",
+]
 
 # ---------------------------------------------------------------------------- per game view
 

@@ -2,14 +2,14 @@
 
 Every deal (an env seed) is played once with the evaluated agent on each side of the table — each
 seat, or each team in Kozel team play — and the opponent on all others. The same seed gives the
-same deal, so the rotation cancels most of the luck of the cards (duplicate play). The mean
-reward and the win rate come with normal-approximation 95% intervals computed over the deals
-(each deal's average over its rotations is one independent sample).
+same deal, so the rotation cancels most of the luck of the cards (duplicate play). Each deal's
+average over its rotations is one independent sample: the mean reward gets Student's t interval
+over the deals, and the win rate, a share, the Korn–Graubard interval, which stays inside [0, 1]
+(:mod:`agents.intervals`, the same intervals the tournaments report).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -18,14 +18,18 @@ import numpy as np
 
 from agents.arena import play_aec, play_parallel
 from agents.base import Agent
+from agents.intervals import paired_mean_ci, paired_proportion_ci
 from kiaule_env import get_game
-
-Z95 = 1.959964
 
 
 @dataclass
 class EvalResult:
-    """Mean reward per game of the evaluated side, win/loss rates, and their 95% intervals."""
+    """Mean reward per game of the evaluated side, win/loss rates, and their 95% intervals.
+
+    ``reward_ci95`` is the half-width of the mean reward's t interval (inf with one deal);
+    ``win_ci95`` is the win rate's interval ``[lo, hi]``, inside [0, 1] (``[0, 1]`` with one
+    deal): a share's interval is not symmetric.
+    """
 
     game: str
     agent: str
@@ -36,7 +40,7 @@ class EvalResult:
     mean_reward: float
     reward_ci95: float
     win_rate: float
-    win_ci95: float
+    win_ci95: tuple[float, float]
     loss_rate: float
     seconds: float = 0.0
     per_side_mean: list[float] = field(default_factory=list)
@@ -47,20 +51,30 @@ class EvalResult:
     def summary(self) -> str:
         return (
             f"{self.agent} vs {self.opponent}: mean reward {self.mean_reward:+.3f} "
-            f"± {self.reward_ci95:.3f}, win rate {self.win_rate:.3f} ± {self.win_ci95:.3f}, "
+            f"± {self.reward_ci95:.3f}, win rate {self.win_rate:.3f} "
+            f"[{self.win_ci95[0]:.3f}, {self.win_ci95[1]:.3f}], "
             f"loss rate {self.loss_rate:.3f} ({self.games} games, {self.deals} deals)"
         )
 
 
-def mean_ci95(samples: np.ndarray) -> tuple[float, float]:
-    """Mean and half-width of its normal-approximation 95% interval."""
-    n = len(samples)
-    if n == 0:
-        return math.nan, math.nan
-    mean = float(np.mean(samples))
-    if n == 1:
-        return mean, math.inf
-    return mean, float(Z95 * np.std(samples, ddof=1) / math.sqrt(n))
+def _intervals(rewards: np.ndarray) -> tuple[float, float, float, tuple[float, float]]:
+    """Mean reward with its t half-width, and the win rate with its interval, over deals.
+
+    ``rewards[d, r]`` is the evaluated side's reward in deal ``d``, rotation ``r``.
+    """
+    by_deal = {d: row.tolist() for d, row in enumerate(rewards)}
+    reward = paired_mean_ci(by_deal)
+    wins = paired_proportion_ci(
+        {d: (row > 0).astype(float).tolist() for d, row in enumerate(rewards)}
+    )
+    half = reward.half_width
+    win_lo, win_hi = (0.0, 1.0) if wins.lo is None or wins.hi is None else (wins.lo, wins.hi)
+    return (
+        reward.mean,
+        float("inf") if half is None else half,
+        wins.mean,
+        (win_lo, win_hi),
+    )
 
 
 def evaluate(
@@ -106,8 +120,7 @@ def evaluate(
             outcome = play(env, lineup, seed=seed + d)
             rewards[d, r] = np.mean([outcome.rewards[env.possible_agents[s]] for s in side])
     seconds = time.perf_counter() - start
-    mean, ci = mean_ci95(rewards.mean(axis=1))
-    win, win_ci = mean_ci95((rewards > 0).mean(axis=1))
+    mean, ci, win, win_ci = _intervals(rewards)
     return EvalResult(
         game=game,
         agent=agent_label or (agent if isinstance(agent, str) else agent_seats[0].name),

@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.training.evaluate import evaluate, mean_ci95
+from agents.training.evaluate import _intervals, evaluate
 from agents.training.policy import NumpyPolicy, PolicyAgent
 from agents.training.pool import OpponentPool
 from tests.training.conftest import require_env
@@ -101,10 +101,23 @@ def test_policy_agent_refuses_decisions_of_another_shape():
         agent.act(bad)
 
 
-def test_mean_ci95():
-    mean, half = mean_ci95(np.array([1.0, -1.0, 1.0, -1.0]))
-    assert mean == 0.0
-    assert half == pytest.approx(1.959964 * np.std([1, -1, 1, -1], ddof=1) / 2)
+def test_evaluation_intervals_are_t_over_deals_and_win_rates_stay_in_0_1():
+    """Mean reward: Student's t over per-deal means; win rate: a share's interval in [0, 1]."""
+    from scipy import stats
+
+    rewards = np.array([[1.0, 1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]])
+    mean, half, win, (lo, hi) = _intervals(rewards)
+    deal_means = rewards.mean(axis=1)
+    assert mean == pytest.approx(0.5)
+    assert half == pytest.approx(stats.t.ppf(0.975, 3) * stats.sem(deal_means))
+    assert win == pytest.approx(0.75)
+    assert 0.0 <= lo < win < hi <= 1.0  # a symmetric normal interval would pass 1
+    # every deal won: still an interval, not the point [1, 1]
+    _, _, win, (lo, hi) = _intervals(np.ones((3, 2)))
+    assert win == 1.0 and hi == 1.0 and 0.0 < lo < 1.0
+    # one deal: no spread to estimate
+    _, half, _, (lo, hi) = _intervals(np.array([[1.0, -1.0]]))
+    assert half == float("inf") and (lo, hi) == (0.0, 1.0)
 
 
 def test_evaluate_rotates_seats_on_the_same_deals():
