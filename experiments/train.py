@@ -1140,7 +1140,11 @@ def _train_rllib(args: argparse.Namespace) -> int:
         if value is not None:
             overrides[key] = value
     config = resolve_rllib_config(args.config, overrides)
-    result = train_rllib(config, address=args.address, progress=None if args.no_progress else print)
+    # an RLlib run does not resume: a rerun for the same settings rewrites its own folder
+    settings = {"trainer": "rllib"} | run_settings(config)
+    with claim_output(config["output"], OWNER, settings, args.force, "--output"):
+        progress = None if args.no_progress else print
+        result = train_rllib(config, address=args.address, progress=progress)
     print(
         f"trained {config['game']} with RLlib to {result.timesteps} env steps in "
         f"{result.seconds:.0f}s, {result.illegal_moves} illegal moves; checkpoint "

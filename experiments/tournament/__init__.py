@@ -309,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         + (f"; {outcome.resumed} already done" if outcome.resumed else "")
     )
     if args.out:
-        print(f"results: {args.out}/summary.json (and CSV, plots, games.jsonl with records)")
+        extras = ["CSV"] + ([] if args.no_plots else ["plots"])
+        extras.append("games.jsonl" + ("" if args.no_records else " with records"))
+        print(f"results: {args.out}/summary.json (and {', '.join(extras)})")
     for warning in result.summary["warnings"]:  # repeated last, where it cannot scroll away
         print(warning)
     return 0

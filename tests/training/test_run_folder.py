@@ -90,3 +90,29 @@ def test_run_settings_leave_out_only_the_length_and_the_execution():
     assert settings["seed"] == config["seed"] and settings["ppo"] == config["ppo"]
     longer = train_mod.run_settings({**config, "total_timesteps": 10**7, "output": "x"})
     assert longer == settings
+
+
+def test_an_rllib_run_claims_its_folder_too(tmp_path, capsys, monkeypatch):
+    """``--trainer rllib`` is refused a folder of other files before Ray is needed, and an
+    sb3 run's folder is not taken for an RLlib run's (their settings differ)."""
+    import agents.training.rllib_train as rllib_train
+
+    out = tmp_path / "rl"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    argv = ["kozel", "--trainer", "rllib", "--output", str(out), "--no-progress"]
+    assert "not written by kiaule train (notes.txt)" in refused(capsys, argv)
+    assert (out / "notes.txt").read_text() == "mine"
+    seen = []
+
+    def fake_train_rllib(config, **kw):  # the claim is what is tested here, not training
+        seen.append(config["output"])
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(rllib_train, "train_rllib", fake_train_rllib)
+    assert "stop here" in refused(capsys, [*argv, "--force"])
+    assert seen == [str(out)]
+    marker = json.loads((out / outdir.MARKER_FILE).read_text())
+    assert marker["settings"]["trainer"] == "rllib"
+    sb3 = [*ARGV, "--output", str(out)]
+    assert "for other settings" in refused(capsys, sb3)
