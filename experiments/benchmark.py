@@ -168,6 +168,16 @@ class GameReport:
     summary: dict[str, Any] | None
     seconds: float
     games_per_s: float
+    #: games taken from the work folder of an earlier run instead of played (a resumed suite)
+    resumed: int = 0
+
+    def rate_text(self) -> str:
+        """The tournament's speed, or that its games came from the work folder."""
+        if not self.resumed:
+            return f"{self.games_per_s:,.0f} games/s"
+        if self.summary is not None and self.resumed >= self.summary["games"]:
+            return "every game resumed from the work folder (no speed measured)"
+        return f"{self.games_per_s:,.0f} games/s over the games played, {self.resumed} resumed"
 
 
 def run_suite(
@@ -241,7 +251,15 @@ def run_suite(
             if (folder / name).exists():
                 shutil.copyfile(folder / name, target / name)
         reports.append(
-            GameReport(entry, agents, skipped, result.summary, seconds, result.outcome.games_per_s)
+            GameReport(
+                entry,
+                agents,
+                skipped,
+                result.summary,
+                seconds,
+                result.outcome.games_per_s,
+                result.outcome.resumed,
+            )
         )
     return reports
 
@@ -539,7 +557,7 @@ def markdown_report(
         lines += [
             f"{rep.summary['games']} games = {s['deals']} deals × {s['games_per_deal']} seatings, "
             f"seed {s['seed']}, env keywords `{s['env_kwargs'] or 'defaults'}`; "
-            f"{rep.games_per_s:,.0f} games/s.",
+            f"{rep.rate_text()}.",
             "",
             markdown_table(LEADERBOARD_HEADER, leaderboard_rows(rep.summary)),
             "",

@@ -85,3 +85,18 @@ def test_the_published_folder_is_its_own_output_for_any_settings(tmp_path, monke
     assert "## toy" in (published / "README.md").read_text()
     settings = read_marker(published)["settings"]
     assert settings == {"scale": 0.5, "seed": 4, "only": None, "agents": []}
+
+
+def test_a_resumed_suite_says_its_games_were_resumed_not_zero_games_per_second(
+    tmp_path, monkeypatch
+):
+    """A second run over the same work folder plays nothing: its report must not claim 0 games/s."""
+    monkeypatch.setattr(benchmark, "SUITE", (benchmark.SuiteEntry("toy", 12, {}, "a toy game"),))
+    run = {"workers": 1, "work": tmp_path / "work", "progress": False, "plots": False}
+    first = benchmark.run_suite(out=tmp_path / "one", **run)
+    again = benchmark.run_suite(out=tmp_path / "two", **run)
+    assert first[0].resumed == 0 and first[0].rate_text().endswith("games/s")
+    assert again[0].resumed == again[0].summary["games"] == first[0].summary["games"]
+    assert again[0].rate_text() == "every game resumed from the work folder (no speed measured)"
+    part = benchmark.GameReport(benchmark.SUITE[0], [], {}, first[0].summary, 1.0, 50.0, 4)
+    assert part.rate_text() == "50 games/s over the games played, 4 resumed"
