@@ -32,6 +32,17 @@ def _spec(game: str, kind: str) -> str:
     return f"{game}/{kind}:{BUDGET[kind]}"
 
 
+def first_kozel_choice(seed: int):
+    """The first decision of a seeded Kozel deal with more than one legal move."""
+    env = get_game("kozel").raw_env()
+    env.reset(seed=seed)
+    while True:
+        decision = agents.decision_from_env(env, env.agent_selection)
+        if len(decision.legal_moves) > 1:
+            return decision
+        env.step(next(iter(decision.legal_moves)))
+
+
 def test_registered_for_every_game_with_decisions():
     for game, d in GAMES.items():
         names = agents.list_agents(game)
@@ -149,14 +160,8 @@ def test_decision_without_engine_is_refused():
 def test_seconds_budget_stops_in_time():
     import time
 
-    env = get_game("kozel").raw_env()
-    env.reset(seed=1)
+    decision = first_kozel_choice(seed=1)
     agent = PIMCAgent("kozel", seed=0, seconds=0.05)
-    while True:  # the first decision with a choice
-        decision = agents.decision_from_env(env, env.agent_selection)
-        if len(decision.legal_moves) > 1:
-            break
-        env.step(next(iter(decision.legal_moves)))
     start = time.perf_counter()
     agent.act(decision)
     assert time.perf_counter() - start < 2.0
@@ -165,13 +170,7 @@ def test_seconds_budget_stops_in_time():
 def test_a_time_budget_stops_at_the_iteration_cap(monkeypatch):
     from agents import search
 
-    env = get_game("kozel").raw_env()
-    env.reset(seed=2)
-    while True:
-        decision = agents.decision_from_env(env, env.agent_selection)
-        if len(decision.legal_moves) > 1:
-            break
-        env.step(next(iter(decision.legal_moves)))
+    decision = first_kozel_choice(seed=2)
     agent = ISMCTSAgent("kozel", seed=0, iterations=10, seconds=30.0)
     monkeypatch.setitem(search.MAX_BUDGETS, "iterations", 40)
     root = agent.search(decision, agent._simulator(decision))
@@ -179,13 +178,7 @@ def test_a_time_budget_stops_at_the_iteration_cap(monkeypatch):
 
 
 def test_ismcts_tree_visits_add_up():
-    env = get_game("kozel").raw_env()
-    env.reset(seed=2)
-    while True:
-        decision = agents.decision_from_env(env, env.agent_selection)
-        if len(decision.legal_moves) > 1:
-            break
-        env.step(next(iter(decision.legal_moves)))
+    decision = first_kozel_choice(seed=2)
     agent = ISMCTSAgent("kozel", seed=0, iterations=50)
     root = agent.search(decision, agent._simulator(decision))
     seat = int(decision.agent[-1])

@@ -25,6 +25,21 @@ def require_agent(name: str) -> None:
         pytest.skip(f"{name} is not registered")
 
 
+def tiny_kozel_run(timesteps: int, checkpoint_every: int) -> list[str]:
+    """``kiaule train`` arguments of a tiny, quick Kozel run (no output folder given)."""
+    argv = ["kozel", "--timesteps", str(timesteps), "--no-progress", "--n-envs", "2"]
+    for setting in (
+        "ppo.n_steps=64",
+        "ppo.batch_size=64",
+        "policy.net_arch=[8]",
+        "eval.every=0",
+        f"checkpoint.every={checkpoint_every}",
+        "tensorboard=false",
+    ):
+        argv += ["--set", setting]
+    return argv
+
+
 def shuffled_texts(deck_name: str, seed: int) -> list[str]:
     deck = get_deck(deck_name)
     return [card_text(c) for c in deck.shuffled(np.random.default_rng(seed))]

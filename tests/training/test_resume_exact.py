@@ -11,6 +11,7 @@ import pytest
 
 from agents.training.callbacks import StopRequest
 from experiments import train as train_mod
+from tests.training.conftest import tiny_kozel_run
 
 TINY = {
     "game": "kozel",
@@ -87,28 +88,7 @@ def test_cli_says_how_to_resume_after_a_stop(tmp_path, capsys, monkeypatch):
     import agents.training.callbacks as cb
 
     monkeypatch.setattr(cb, "StopRequest", lambda: StopRequest(at_step=1))
-    argv = [
-        "kozel",
-        "--output",
-        str(tmp_path),
-        "--timesteps",
-        "2048",
-        "--no-progress",
-        "--n-envs",
-        "2",
-        "--set",
-        "ppo.n_steps=64",
-        "--set",
-        "ppo.batch_size=64",
-        "--set",
-        "policy.net_arch=[8]",
-        "--set",
-        "eval.every=0",
-        "--set",
-        "checkpoint.every=1024",
-        "--set",
-        "tensorboard=false",
-    ]
+    argv = [*tiny_kozel_run(timesteps=2048, checkpoint_every=1024), "--output", str(tmp_path)]
     assert train_mod.main(argv) == 130
     err = capsys.readouterr().err
     assert "stopped at step 128" in err

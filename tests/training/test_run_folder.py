@@ -12,27 +12,9 @@ import pytest
 from agents.training.callbacks import StopRequest
 from experiments import outdir
 from experiments import train as train_mod
+from tests.training.conftest import tiny_kozel_run
 
-ARGV = [
-    "kozel",
-    "--timesteps",
-    "256",
-    "--no-progress",
-    "--n-envs",
-    "2",
-    "--set",
-    "ppo.n_steps=64",
-    "--set",
-    "ppo.batch_size=64",
-    "--set",
-    "policy.net_arch=[8]",
-    "--set",
-    "eval.every=0",
-    "--set",
-    "checkpoint.every=128",
-    "--set",
-    "tensorboard=false",
-]
+ARGV = tiny_kozel_run(timesteps=256, checkpoint_every=128)
 
 
 def refused(capsys, argv: list[str]) -> str:
