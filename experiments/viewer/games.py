@@ -73,6 +73,13 @@ class GameDisplay:
     #: after a move by ``seat``, what it showed that the move text does not say (views after)
     move_note: Callable[[Sequence[Any], int], str | None] = _no_note
     teams: list[list[int]] | None = field(default=None)
+    #: every stepping unit is one simultaneous step (Pig's exchange, P2: all pass at once):
+    #: the page steps over it whole and never shows a seat "to act" inside it
+    simultaneous: bool = False
+    #: view fields holding a seat number (-1: nobody), shown as ``player_N`` or ``nobody``
+    seat_fields: frozenset[str] = frozenset()
+    #: names of the values of an integer ``phase`` field, shown instead of the number
+    phase_names: tuple[str, ...] | None = None
 
 
 def _no_rows(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kiaule_env import ENV_MODULES
-from kiaule_env.cards import CARD_SYMBOLS, RANKS, SUIT_SYMBOLS, SUITS
+from kiaule_env.cards import CARD_SYMBOLS, RANKS, SUIT_SYMBOLS, SUITS, parse_card
 from kiaule_env.core.records import GameRecord, normalise
 
 #: the name of a tournament's records file inside its results folder
@@ -272,6 +272,7 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
     frames: list[dict[str, Any]] = []
     moves = list(record.moves)
     move_notes: list[str | None] = []
+    policies: list[list[list[Any]] | None] = []
     index = 0
     result: dict[str, Any] | None = None
     for agent in env.agent_iter():
@@ -295,6 +296,7 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
                 f"{legal.get(action)!r}"
             )
         frames.append(_frame(env, agents, display, record, totals, agent, legal))
+        policies.append(_policy(record, index, legal))
         env.step(action)
         move_notes.append(
             display.move_note([env.unwrapped.view(a) for a in agents], agents.index(agent))
@@ -336,11 +338,55 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
         },
         # per move, what it showed that its text does not say (Elgeta: the card played), or None
         "notes": move_notes,
+        # per move, the cards its text names (Elgeta: the card its note names), for the last
+        # trick or turn drawn as cards; another seat's hidden move shows its masked text's ▒
+        "move_cards": [
+            _text_cards(text) or _text_cards(note or "")
+            for (_, _, text), note in zip(moves, move_notes, strict=True)
+        ],
+        # per move, the agent's probabilities as ``[[move text, p], …]`` (most likely first), or
+        # None: only records of agents with ``act_with_policy`` carry them
+        "policies": policies if any(p is not None for p in policies) else None,
+        "simultaneous": display.simultaneous,
+        "seat_fields": sorted(display.seat_fields),
+        "phase_names": list(display.phase_names) if display.phase_names else None,
         "result": result,
         "recorded_result": record.result,
         "rewards": [totals[a] for a in agents],
         "frames": frames,
     }
+
+
+def _text_cards(text: str) -> list[str]:
+    """The symbols of the cards a move text names, in order (``lead JC 10H`` -> ``J♣ 10♥``;
+    Pig's ``pass Q`` names a rank, no card)."""
+    out = []
+    for token in text.split():
+        try:
+            out.append(CARD_SYMBOLS[parse_card(token)])
+        except (ValueError, KeyError, IndexError):
+            continue
+    return out
+
+
+def _policy(record: GameRecord, index: int, legal: dict[int, str]) -> list[list[Any]] | None:
+    """Move ``index``'s probabilities from the record as ``[[move text, p], …]``, the most
+    likely first; None when the record has none for it. An action that is not legal there
+    makes the record not replay (``ValueError``)."""
+    policies = record.policies
+    if not policies or policies[index] is None:
+        return None
+    out = []
+    for action, p in policies[index].items():
+        text = legal.get(int(action))
+        if text is None:
+            raise ValueError(
+                f"move {index}: the recorded probabilities name action {action}, not legal "
+                f"there (legal: {', '.join(map(str, sorted(legal)))})"
+            )
+        out.append([text, float(p)])
+    out.sort(key=lambda item: (-item[1], item[0]))
+    return out
 
 
 def _frame(

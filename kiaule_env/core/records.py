@@ -25,9 +25,15 @@ class GameRecord:
     options: dict[str, Any]
     moves: list[list[Any]] = field(default_factory=list)  # [agent, action, text]
     result: dict[str, Any] | None = None
+    #: optional, per move: the acting agent's probabilities ``{action: p}`` (agents with
+    #: ``act_with_policy``), or None; absent from records of agents without them
+    policies: list[dict[str, float] | None] | None = None
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, default=_jsonable)
+        data = asdict(self)
+        if data["policies"] is None:
+            del data["policies"]  # the same file as before the field existed
+        return json.dumps(data, indent=1, default=_jsonable)
 
     @classmethod
     def from_json(cls, text: str, where: str = "game record") -> GameRecord:
@@ -60,12 +66,13 @@ class GameRecord:
         return cls.from_json(text, where=str(path))
 
 
-_FIELDS = {"env_id", "env_kwargs", "seed", "options", "moves", "result"}
+_FIELDS = {"env_id", "env_kwargs", "seed", "options", "moves", "result", "policies"}
+_OPTIONAL = {"result", "policies"}
 
 
 def _record_problem(data: dict[str, Any]) -> str | None:
     """What is wrong with a record's JSON object, or None."""
-    missing = _FIELDS - {"result"} - set(data)
+    missing = _FIELDS - _OPTIONAL - set(data)
     if missing:
         return f"missing {', '.join(sorted(missing))}"
     extra = set(data) - _FIELDS
@@ -95,6 +102,27 @@ def _record_problem(data: dict[str, Any]) -> str | None:
             and isinstance(move[2], str)
         ):
             return f"move {i} is {move!r}, not [agent, action, text]"
+    return _policies_problem(data.get("policies"), len(data["moves"]))
+
+
+def _policies_problem(policies: Any, moves: int) -> str | None:
+    """What is wrong with a record's optional ``policies``, or None: one entry per move,
+    each null or an object of action (an integer, as JSON text) to probability in [0, 1]."""
+    if policies is None:
+        return None
+    if not isinstance(policies, list) or len(policies) != moves:
+        return f"'policies' must be a list with one entry per move ({moves}), or null"
+    for i, policy in enumerate(policies):
+        if policy is None:
+            continue
+        if not isinstance(policy, dict) or not all(
+            str(k).lstrip("-").isdigit()
+            and isinstance(p, (int, float))
+            and not isinstance(p, bool)
+            and 0.0 <= p <= 1.0
+            for k, p in policy.items()
+        ):
+            return f"policies[{i}] is {policy!r}, not null or {{action: probability in [0, 1]}}"
     return None
 
 

@@ -8,7 +8,6 @@ keeps screenshots under the test's tmp dir (``screenshots/``).
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -200,15 +199,19 @@ def check_outcome(page: Page, record: GameRecord, line: dict[str, Any]) -> None:
     assert page.css("#outcome")[0].is_displayed()
     for key, value in record.result.items():
         shown = page.text(f'#outcome .result-field[data-field="{key}"]')
-        if isinstance(value, list) and all(isinstance(x, str) for x in value):
-            want = " ".join(value) or "()"
-        elif isinstance(value, (list, dict)):
-            want = json.dumps(value, separators=(",", ":"))
-        elif value is None:
-            want = "null"
+        # readable: words for yes / no / nothing, lists without brackets, no JSON
+        if isinstance(value, bool):
+            want = "yes" if value else "no"
+        elif value is None or value == []:
+            want = "—"
+        elif isinstance(value, list) and all(isinstance(x, str) for x in value):
+            want = " ".join(value)
+        elif isinstance(value, list):
+            want = ", ".join(str(x) for x in value)
         else:
-            want = json.dumps(value) if isinstance(value, bool) else str(value)
-        assert shown == f"{key}: {want}"
+            want = str(value)
+        assert shown == f"{key.replace('_', ' ')}: {want}"
+        assert not any(raw in shown for raw in ("[", "{", "null", "true", "false"))
     rewards = page.text("#outcome .rewards")
     for seat, (name, r) in enumerate(zip(line["seats"], line["rewards"], strict=True)):
         assert f"player_{seat} ({name}) {'+' if r > 0 else ''}{round(r, 3):g}" in rewards

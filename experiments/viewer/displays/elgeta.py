@@ -95,4 +95,5 @@ DISPLAY = GameDisplay(
     hands=_elgeta_piles,
     seen=_elgeta_seen,
     move_note=_elgeta_note,
+    seat_fields=frozenset({"to_act", "leader", "last_taker"}),
 )

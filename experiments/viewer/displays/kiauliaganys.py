@@ -9,6 +9,15 @@ from typing import Any
 from experiments.viewer.games import GameDisplay, Row, _symbols
 from kiaule_env.cards import SUIT_SYMBOLS, SUITS
 from kiaule_env.core.records import GameRecord
+from kiaule_env.kiauliaganys.rules import OVER
+
+
+def _turn_text(v: Any) -> str:
+    """The turn under way and the turns played; at the end only the turns played (the
+    outcome's ``turns``), not a turn that never starts."""
+    if v.phase == OVER:
+        return f"{v.turns} played, game over"
+    return f"{v.turns + 1} ({v.turns} played)" + (", the last" if v.last_turn else "")
 
 
 def _kiau_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
@@ -24,11 +33,7 @@ def _kiau_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> 
             "cards": _symbols(v.fund[-8:]),
         },
         {"label": "face down", "text": f"{v.face_down} card(s)", "cards": []},
-        {
-            "label": "turn",
-            "text": f"{v.turns + 1} ({v.turns} played)" + (", the last" if v.last_turn else ""),
-            "cards": [],
-        },
+        {"label": "turn", "text": _turn_text(v), "cards": []},
     ]
     if any(v.match_years):
         rows.append(
@@ -69,4 +74,6 @@ DISPLAY = GameDisplay(
     notes=_kiau_notes,
     card_fields=frozenset({"hand", "fund", "face_up"}),
     suit_fields=frozenset({"required_suit"}),
+    seat_fields=frozenset({"to_act", "dealer", "loser", "caught_by_tail"}),
+    phase_names=("match", "drag", "over"),  # MATCH, DRAG, OVER of the rules
 )

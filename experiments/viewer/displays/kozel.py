@@ -9,6 +9,7 @@ from typing import Any
 from experiments.viewer.games import GameDisplay, Row, _symbols
 from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
 from kiaule_env.core.records import GameRecord
+from kiaule_env.kozel.rules import PHASE_NAMES
 
 
 def _kozel_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -> list[Row]:
@@ -93,4 +94,6 @@ DISPLAY = GameDisplay(
     play_fields=frozenset({"trick"}),
     play_kinds=("lead", "beat", "discard"),
     teams=[[0, 2], [1, 3]],
+    seat_fields=frozenset({"to_act", "dealer", "leader", "first_leader", "winner"}),
+    phase_names=PHASE_NAMES,
 )

@@ -64,4 +64,6 @@ DISPLAY = GameDisplay(
     notes=_pig_notes,
     card_fields=frozenset({"hand", "last_passed", "last_received"}),
     rank_fields=frozenset({"start_ranks", "ranks"}),
+    simultaneous=True,  # P2: every exchange (and race step) is chosen by all seats at once
+    seat_fields=frozenset({"dealer"}),
 )
