@@ -1,6 +1,7 @@
 """Play a game in the terminal against agents (``kiaule play kozel --seat 0``).
 
     kiaule play kozel --seat 0 --opponents kozel/heuristic
+    kiaule play pig --web --seat 1 --agents pig/random   (in the browser: experiments/web_play.py)
 
 The human sees the table from his seat (the env's ``render_view(agent)`` where the game has it,
 else the table from above plus his own hand), the other seats' moves as his seat may know them
@@ -208,9 +209,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seat", type=non_negative_int, default=0, help="your seat (0 acts first)")
     parser.add_argument(
         "--opponents",
+        "--agents",
+        dest="opponents",
         nargs="+",
         default=None,
         help="agent name(s) for the other seats (default <game>/heuristic)",
+    )
+    parser.add_argument(
+        "--web",
+        action="store_true",
+        help="play in the browser: serve a local page on 127.0.0.1 (experiments/web_play.py)",
+    )
+    parser.add_argument(
+        "--port", type=non_negative_int, default=0, help="--web: the port (default: a free one)"
+    )
+    parser.add_argument("--open", action="store_true", help="--web: open the page in a browser")
+    parser.add_argument(
+        "--record",
+        default=None,
+        metavar="FILE.json",
+        help="--web: where to save the game record (never overwritten; default "
+        "runs/play/<game>-<time>.json)",
     )
     parser.add_argument("--seed", type=non_negative_int, default=None)
     parser.add_argument(
@@ -226,9 +245,17 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     opponents = args.opponents or [f"{args.game}/heuristic"]
+    if not args.web and (args.record or args.port or args.open):
+        parser.error("--record, --port and --open go with --web")
     try:
-        play(args.game, args.seat, opponents, args.seed, kwargs)
-    except (ValueError, TypeError) as exc:  # bad env option or agent
+        if args.web:
+            from experiments.web_play import serve
+
+            record, port = args.record, args.port
+            serve(args.game, args.seat, opponents, args.seed, kwargs, record, port, args.open)
+        else:
+            play(args.game, args.seat, opponents, args.seed, kwargs)
+    except (ValueError, TypeError, OSError) as exc:  # bad env option, agent, record or port
         fail("kiaule play", str(exc))
     return 0
 

@@ -16,3 +16,13 @@ def local_ray():
     yield ray
     if started:
         ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """A headless chromium driven by Selenium (:func:`tests.browser.chromium_driver`); mark the
+    module with ``tests.browser.needs_chromium`` so it is skipped where chromium is absent."""
+    from tests.browser import chromium_driver
+
+    with chromium_driver() as driver:
+        yield driver
