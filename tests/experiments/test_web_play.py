@@ -1,6 +1,6 @@
 """``kiaule play <game> --web``: a person plays one seat in the browser against agents.
 
-End to end in headless chromium (Selenium): whole games of Kozel, Pig and Kiauliaganys are played
+End to end in headless chromium (Selenium): whole games of the four games are played
 by clicking legal moves and pressing keys; the moves the game received are the ones chosen; the
 saved record replays to the page's result and loads in ``kiaule view``; the page's HTML and
 every JSON the server sent never hold a card another seat hides (checked against the true state
@@ -44,6 +44,9 @@ def hidden_cards(game: str, raw: Any, seat: int, held: set[int]) -> set[int]:
         return cards | set(state.face_down)
     if game == "pig":  # others' hands but the cards he passed (P2: seen by the giver only)
         return {c for s in others for c in state.hands[s]} - held
+    if game == "elgeta":  # the cards never face up (E2: their set is public, their order is not;
+        # the page does not list them, so any of them in it would tell where it lies)
+        return {c for s, pile in enumerate(state.piles) for c in list(pile)[: state.unseen[s]]}
     raise AssertionError(game)
 
 
@@ -129,18 +132,19 @@ def choose(driver: Any, index: int, rng: np.random.Generator) -> int:
 
 @needs_chromium
 @pytest.mark.parametrize(
-    ("game", "seat", "agents", "kwargs"),
+    ("game", "seat", "agents", "kwargs", "seed"),
     [
-        ("kozel", 1, ["kozel/heuristic"], {}),
-        ("pig", 2, ["pig/heuristic"], {}),
-        ("kiauliaganys", 0, ["kiauliaganys/random"], {"num_players": 3}),
+        ("kozel", 1, ["kozel/heuristic"], {}, 11),
+        ("pig", 2, ["pig/heuristic"], {}, 11),
+        ("kiauliaganys", 0, ["kiauliaganys/random"], {"num_players": 3}, 11),
+        ("elgeta", 0, ["elgeta/random"], {}, 3),  # a short deal: 33 turns of the person
     ],
 )
-def test_a_whole_game_in_the_browser(chromium, tmp_path, game, seat, agents, kwargs):
+def test_a_whole_game_in_the_browser(chromium, tmp_path, game, seat, agents, kwargs, seed):
     from selenium.webdriver.common.by import By
 
     path = tmp_path / "game.json"
-    web = WebGame(game, seat, agents, seed=11, env_kwargs=kwargs, record_path=path)
+    web = WebGame(game, seat, agents, seed=seed, env_kwargs=kwargs, record_path=path)
     sent = SentLog(web)
     rng = np.random.default_rng(0)
     chosen: list[int] = []
@@ -150,7 +154,8 @@ def test_a_whole_game_in_the_browser(chromium, tmp_path, game, seat, agents, kwa
         chromium.get(web.url)
         while wait_for_turn(chromium) == "move":
             # the game thread waits for the person here: the state is still
-            held |= set(raw.game_state.hands[seat])
+            if game == "pig":
+                held |= set(raw.game_state.hands[seat])
             hidden = hidden_cards(game, raw, seat, held)
             page = chromium.page_source
             assert not leaked([page, *sent.take()], hidden), (page, hidden)
@@ -158,7 +163,7 @@ def test_a_whole_game_in_the_browser(chromium, tmp_path, game, seat, agents, kwa
         assert web.wait(10)
         end = chromium.find_element(By.ID, "end").text
         result_text = chromium.find_element(By.ID, "result").text
-        hidden = hidden_cards(game, raw, seat, held | set(raw.game_state.hands[seat]))
+        hidden = hidden_cards(game, raw, seat, held)
         assert not leaked([chromium.page_source, *sent.take()], hidden)
     assert re.match(r"You (won|lost) \(|A draw", end), end
     assert chosen, "the person had no decision"
@@ -286,3 +291,34 @@ def test_bad_web_arguments_are_one_line_and_status_2(capsys, argv, mentions):
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert mentions in err
+
+
+def test_the_command_serves_a_game_saves_its_record_and_exits(tmp_path):
+    """``kiaule play kozel --web``: prints the address, plays, saves, stops with status 0."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "game.json"
+    argv = ["play", "kozel", "--web", "--seat", "3", "--agents", "kozel/random"]
+    argv += ["--seed", "4", "--record", str(path)]
+    code = "import sys; from experiments.cli import main; sys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = process.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        state = next_turn(url, -1)
+        while not state["over"]:
+            assert post(f"{url}api/move", {"action": state["moves"][-1]["action"]})[0] == 200
+            state = next_turn(url, state["version"])
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert f"Saved {path}" in out
+    record = GameRecord.load(path)
+    assert record.seed == 4 and record.result == state["result"]
