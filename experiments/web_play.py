@@ -25,6 +25,7 @@ import datetime
 import json
 import secrets
 import threading
+import time
 from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -258,7 +259,10 @@ class WebGame:
         self.table = table_renderer(self.env)
         seats[seat] = WebSeat(self.session, self.table)
         self.lineup = [seats[s] for s in range(len(names))]
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self.session))
+        try:
+            self.server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self.session))
+        except OSError as exc:  # the port is taken or not allowed
+            raise OSError(f"--port {port}: cannot serve on 127.0.0.1 ({exc.strerror})") from None
         self.server.daemon_threads = True
         self.record: GameRecord | None = None
         self._threads: list[threading.Thread] = []
@@ -306,7 +310,8 @@ class WebGame:
     def close(self) -> None:
         """Stop the game (if still waiting for the person) and the server; join the threads."""
         self.session.quit()
-        self.server.shutdown()
+        if self._threads:  # shutdown waits for serve_forever: only once it was started
+            self.server.shutdown()
         self.server.server_close()
         for thread in self._threads:
             thread.join(timeout=5)
@@ -502,8 +507,7 @@ def serve(
         except KeyboardInterrupt:
             say("Stopped; nothing saved.")
             return None
-        # let the page fetch the final state before the server stops
-        threading.Event().wait(1.0)
+        time.sleep(1.0)  # let the page fetch the final state before the server stops
     if web.record is not None:
         say(f"Result: {web.record.result}")
         say(f"Saved {web.record_path} (replay: kiaule view {web.record_path})")

@@ -261,6 +261,15 @@ def test_the_server_stops_cleanly_and_an_unfinished_game_saves_nothing(tmp_path)
     assert "nothing saved" in web.session.snapshot()["outcome"]
 
 
+def test_a_taken_port_is_one_clear_error_and_an_unstarted_game_closes(tmp_path):
+    with WebGame("pig", 0, ["pig/random"], record_path=tmp_path / "a.json") as web:
+        port = web.server.server_address[1]
+        with pytest.raises(OSError, match=f"--port {port}: cannot serve"):
+            WebGame("pig", 0, ["pig/random"], record_path=tmp_path / "b.json", port=port)
+    unstarted = WebGame("pig", 0, ["pig/random"], record_path=tmp_path / "c.json")
+    unstarted.close()  # returns at once: the server was never started
+
+
 def test_records_are_never_overwritten(tmp_path):
     taken = tmp_path / "mine.json"
     taken.write_text("a user's file")
