@@ -30,8 +30,20 @@ sequence of the seat's views (``Engine.view``) after the deal and after every st
 line each, numbered: everything the seat has seen, in order, and nothing else (a view is exactly
 the seat's information set, so the sequence is its perfect-recall information state; the
 private parts of moves, Kozel's face-down discards K7 or a Kiauliaganys search's cards G4, reach
-only the seats that see them). No information-state tensor is offered: the sequence has no
-fixed length (the observation tensor is the fixed-size summary the suite's agents use).
+only the seats that see them). ``information_state_tensor(player)`` has a fixed size, for
+tensor-based algorithms (Deep CFR, NFSP): the observation tensor followed by the seat's own
+actions since the deal, one one-hot row (over the game's actions) per decision it made, padded
+with zero rows to ``game.history_length`` rows, the longest game's decisions (the bound that
+``max_game_length`` already counts: Kozel's 63, Kiauliaganys' ``2 · max_turns + 2 · n`` (G10,
+G8), Elgeta's ``max_tricks · deck`` (E8), a Pig round's steps), so no seat ever needs more;
+``game.information_state_tensor_size()`` gives the total. All zero during the deal.
+
+Terminal rewards: every bridged configuration is a single deal, and the parameter
+``terminal_rewards=True`` (default False) pays its result only at its end: zero rewards
+before, the returns at the terminal state, and the game type's reward model TERMINAL, which
+OpenSpiel's Python ``MCTSBot`` requires (Kozel, Kiauliaganys, Elgeta; Pig, a simultaneous
+game, is no game for that bot). ``MCTSBot`` searches the true state, every hidden card
+included: an omniscient baseline, not a fair player.
 
 Resampling (IS-MCTS): ``state.resample_from_infostate(player, sampler)`` is a state of the same
 game with the same information state for ``player``: the engine's ``resample_hidden`` redeals
@@ -39,8 +51,10 @@ the cards the seat cannot locate (its generator seeded from ``sampler``). The sa
 fully working state (legal moves, apply, returns, clone); its other seats' recall starts at the
 sampled position (their earlier views in that world were never played). OpenSpiel's Python
 ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` uses it (:func:`resampler` gives one with its
-own generator for ``bot.set_resampler``); the C++ ``pyspiel.ISMCTSBot`` cannot, because
-pyspiel's Python-game state does not forward ``ResampleFromInfostate`` to Python.
+own generator for ``bot.set_resampler``); wrapped in :class:`StatelessBot` it plays inside
+``evaluate_bots``. The C++ ``pyspiel.ISMCTSBot`` cannot: pyspiel's Python-game state does not
+forward ``ResampleFromInfostate`` to Python, and the bot crashes the interpreter with a
+segmentation fault (open_spiel 2.0.2); use the Python bot.
 
 ``kiaule_pig`` (RULES §3, one round: ``game="full"`` is not offered) is a simultaneous game
 (``Dynamics.SIMULTANEOUS``) with explicit chance: the deal (the starting deck card by card),
@@ -72,10 +86,12 @@ class _Shared:
     clones a Python state by deep-copying its attributes, and copying the engine each time cost
     milliseconds per clone, so a deep copy of this holder is the holder itself."""
 
-    def __init__(self, engine: Any, deal: Any):
+    def __init__(self, engine: Any, deal: Any, terminal_rewards: bool = False):
         self.engine = engine
         self.deal = deal
         self.resamples = 0
+        #: rewards only at the end (``terminal_rewards=True``, OpenSpiel's TERMINAL reward model)
+        self.terminal_rewards = terminal_rewards
 
     def __deepcopy__(self, memo: dict) -> _Shared:
         return self
@@ -95,15 +111,17 @@ class _Episode:
 
 
 class _Recall:
-    """Every seat's views so far, one string per step (the perfect-recall information state).
+    """Every seat's views so far, one string per step (the perfect-recall information state),
+    and every seat's own actions since the deal (the information-state tensor's history).
 
     Views are immutable strings, so a deep copy copies the lists, not the strings."""
 
-    def __init__(self, seats: list[list[str]]):
+    def __init__(self, seats: list[list[str]], actions: list[list[int]] | None = None):
         self.seats = seats
+        self.actions = actions if actions is not None else [[] for _ in seats]
 
     def __deepcopy__(self, memo: dict) -> _Recall:
-        return _Recall([list(views) for views in self.seats])
+        return _Recall([list(views) for views in self.seats], [list(a) for a in self.actions])
 
     def add(self, engine: Any, game_state: Any) -> None:
         """Append every seat's view of ``game_state``."""
@@ -279,9 +297,17 @@ def _kozel_deck() -> Deck:
     return DECK
 
 
-def game_type(spec: BridgeSpec) -> pyspiel.GameType:
-    """The pyspiel ``GameType`` of a bridged game: ``kiaule_<game>``."""
+#: parameters of the bridge itself (not engine keywords), offered by every sequential game:
+#: ``terminal_rewards=True`` pays the deal's result only at its end (OpenSpiel's TERMINAL reward
+#: model, which the Python ``MCTSBot`` requires); the default pays every step's reward delta
+BRIDGE_PARAMS: dict[str, Any] = {"terminal_rewards": False}
+
+
+def game_type(spec: BridgeSpec, terminal_rewards: bool = False) -> pyspiel.GameType:
+    """The pyspiel ``GameType`` of a bridged game: ``kiaule_<game>`` (its reward model TERMINAL
+    with ``terminal_rewards``, else REWARDS)."""
     game = GAMES[spec.game]
+    rewards = pyspiel.GameType.RewardModel
     return pyspiel.GameType(
         short_name=f"kiaule_{spec.game}",
         long_name=f"kiaule-env {spec.game.capitalize()}",
@@ -289,16 +315,24 @@ def game_type(spec: BridgeSpec) -> pyspiel.GameType:
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        reward_model=rewards.TERMINAL if terminal_rewards else rewards.REWARDS,
         max_num_players=max(game.player_counts),
         min_num_players=min(game.player_counts),
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         provides_factored_observation_string=False,
-        parameter_specification=dict(spec.params),
+        parameter_specification={**spec.params, **BRIDGE_PARAMS},
     )
+
+
+def _terminal_rewards(params: dict[str, Any]) -> bool:
+    """Pop and check the bridge's ``terminal_rewards`` parameter (a bool, default False)."""
+    value = params.pop("terminal_rewards", BRIDGE_PARAMS["terminal_rewards"])
+    if not isinstance(value, bool):
+        raise ValueError(f"terminal_rewards must be true or false, got {value!r}")
+    return value
 
 
 def _options(spec: BridgeSpec, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -308,7 +342,7 @@ def _options(spec: BridgeSpec, params: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(
             f"unknown parameter(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join(spec.params)}"
+            f"allowed: {', '.join([*spec.params, *BRIDGE_PARAMS])}"
         )
     merged = {**spec.params, **params}
     options = {k: None if v == NONE else v for k, v in merged.items()}
@@ -327,10 +361,15 @@ class KiauleGame(pyspiel.Game):
 
     def __init__(self, params: Mapping[str, Any] | None = None):
         spec = self.spec
-        options = _options(spec, dict(params or {}))
+        given = dict(params or {})
+        terminal = _terminal_rewards(given)
+        options = _options(spec, given)
         self.engine = GAMES[spec.game].make_engine(**options)  # a bad value is a ValueError
         self.deal = spec.deal(self.engine)
-        self.shared = _Shared(self.engine, self.deal)
+        self.shared = _Shared(self.engine, self.deal, terminal)
+        #: a seat's own decisions at most (the information-state tensor's history slots): the
+        #: longest game's decisions, a bound for every seat
+        self.history_length = int(spec.decisions(self.engine))
         bound = float(spec.utility(self.engine))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.engine.num_actions,
@@ -339,9 +378,10 @@ class KiauleGame(pyspiel.Game):
             min_utility=-bound,
             max_utility=bound,
             utility_sum=0.0,
-            max_game_length=self.deal.length + int(spec.decisions(self.engine)),
+            max_game_length=self.deal.length + self.history_length,
         )
-        super().__init__(self._type, info, dict(params or {}))
+        kind = game_type(spec, terminal_rewards=True) if terminal else self._type
+        super().__init__(kind, info, dict(params or {}))
 
     def new_initial_state(self) -> KiauleState:
         return KiauleState(self)
@@ -414,7 +454,10 @@ class KiauleState(pyspiel.State):
                 if seat == player
                 else [repr(self.engine.view(clone.game_state, seat))]
             )
-        clone.recall = _Recall(views)
+        # the other seats' own actions restart with their recall (their past in that world was
+        # never played); the player's own are kept (its information state)
+        actions = [list(a) if seat == player else [] for seat, a in enumerate(self.recall.actions)]
+        clone.recall = _Recall(views, actions)
         return clone
 
     def current_player(self) -> int:
@@ -448,6 +491,7 @@ class KiauleState(pyspiel.State):
                 self.game_state = self.engine.new_episode(rng, self.deal.options(self.drawn))
                 self.recall.add(self.engine, self.game_state)
             return
+        self.recall.actions[self.current_player()].append(int(action))
         deltas = self.engine.apply(self.game_state, (int(action),))
         self.recall.add(self.engine, self.game_state)
         self._rewards = [float(d) for d in deltas]
@@ -462,6 +506,11 @@ class KiauleState(pyspiel.State):
         return self.game_state is not None and self.engine.is_over(self.game_state)
 
     def rewards(self) -> list[float]:
+        """The last step's rewards, or with ``terminal_rewards`` zero until the end and the
+        returns at the end (OpenSpiel's TERMINAL reward model)."""
+        if self._shared.terminal_rewards:
+            n = self.engine.num_players
+            return self.returns() if self.is_terminal() else [0.0] * n
         return list(self._rewards)
 
     def returns(self) -> list[float]:
@@ -510,14 +559,33 @@ class KiauleObserver:
 
 
 class RecallObserver:
-    """The perfect-recall information state (PyObserver interface): a string only (no tensor:
-    the sequence of views has no fixed length)."""
+    """The information state (PyObserver interface).
 
-    tensor = None
-    dict: dict[str, np.ndarray] = {}  # noqa: RUF012 - the PyObserver interface, always empty
+    The string is the perfect-recall sequence of the seat's views. The tensor has a fixed size
+    for tensor-based algorithms (Deep CFR, NFSP): the seat's observation (the env's vector,
+    ``dict["observation"]``) followed by its own actions since the deal, one row per decision
+    it made, one-hot over the game's actions (``dict["actions"]``, ``history_length`` rows:
+    the longest game's decisions, zero rows past the last action). All zero during the deal.
+    """
+
+    def __init__(self, game: KiauleGame | PigGame):
+        self.engine = game.engine
+        size = self.engine.encoder.layout.size
+        rows, width = game.history_length, self.engine.num_actions
+        self.tensor = np.zeros(size + rows * width, np.float32)
+        self.dict = {
+            "observation": self.tensor[:size],
+            "actions": self.tensor[size:].reshape(rows, width),
+        }
 
     def set_from(self, state: KiauleState, player: int) -> None:
-        """Nothing to write: there is no information-state tensor."""
+        """Write ``player``'s observation and own-action history into :attr:`tensor`."""
+        self.tensor.fill(0.0)
+        if state.game_state is None:
+            return
+        self.dict["observation"][:] = self.engine.observe(state.game_state, player)
+        actions = state.recall.actions[player]
+        self.dict["actions"][np.arange(len(actions)), actions] = 1.0
 
     def string_from(self, state: KiauleState, player: int) -> str:
         return state.information_state_text(player)
@@ -538,7 +606,7 @@ def make_observer(
                 "perfect-recall observations are offered only with the seat's private and the "
                 "public information (the information state)"
             )
-        return RecallObserver()
+        return RecallObserver(game)
     return KiauleObserver(game, iig_obs_type, params)
 
 
@@ -552,6 +620,47 @@ def resampler(seed: int | None = None) -> Callable[[KiauleState, int], KiauleSta
         return state.resample(player, rng)
 
     return resample
+
+
+class StatelessBot(pyspiel.Bot):
+    """A Python bot that searches afresh at every step, made fit for ``evaluate_bots``.
+
+    ``open_spiel.python.algorithms.evaluate_bots`` calls ``restart_at`` and ``inform_action``
+    on every bot, and pyspiel's ``Bot`` base raises "RestartAt(state) not implemented" for a
+    Python bot that lacks them, as the Python ``ISMCTSBot`` does. That bot builds a new tree
+    from the state it is given at every step, so it keeps nothing between steps: restarting and
+    being told others' moves are rightly no-ops, and ``step`` / ``step_with_policy`` pass on.
+    """
+
+    def __init__(self, bot: Any):
+        super().__init__()
+        if not callable(getattr(bot, "step", None)):
+            raise ValueError(f"bot must have a step(state) method, got {type(bot).__name__}")
+        self.bot = bot
+
+    def step(self, state: pyspiel.State) -> int:
+        """The wrapped bot's action at ``state``."""
+        return int(self.bot.step(state))
+
+    def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+        """The wrapped bot's policy and action at ``state``."""
+        policy, action = self.bot.step_with_policy(state)
+        return policy, int(action)
+
+    def provides_policy(self) -> bool:
+        return callable(getattr(self.bot, "step_with_policy", None))
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """Nothing to forget: the wrapped bot searches from scratch every step."""
+
+    def restart(self) -> None:
+        """Nothing to forget: the wrapped bot searches from scratch every step."""
+
+    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        """Nothing to track: the next step reads everything from its state."""
+
+    def inform_actions(self, state: pyspiel.State, actions: list[int]) -> None:
+        """Nothing to track: the next step reads everything from its state."""
 
 
 class KozelGame(KiauleGame):
@@ -620,7 +729,7 @@ _PIG_TYPE = pyspiel.GameType(
     max_num_players=13,
     min_num_players=3,
     provides_information_state_string=True,
-    provides_information_state_tensor=False,
+    provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
     provides_factored_observation_string=False,
@@ -648,6 +757,8 @@ class PigGame(pyspiel.Game):
         self.shared = _Shared(self.engine, self.deal)
         n = self.engine.num_players
         steps = self.engine.config.max_passes + self.engine.config.max_race_steps + 2
+        #: a seat's own actions at most (the information-state tensor's rows): one per step
+        self.history_length = steps
         info = pyspiel.GameInfo(
             num_distinct_actions=self.engine.num_actions,
             max_chance_outcomes=max(self.deal.max_outcomes, n),
@@ -739,6 +850,8 @@ class PigState(KiauleState):
     def _apply_actions(self, actions: list[int]) -> None:
         seats = self.engine.to_act(self.game_state)
         self._pending = [int(actions[s]) for s in seats]
+        for seat, action in zip(seats, self._pending, strict=True):
+            self.recall.actions[seat].append(action)
         self._script = []
         self._resolve()
 
