@@ -129,18 +129,24 @@ class Session:
         self._changed.notify_all()
 
     # ------------------------------------------------------------ server side
-    def snapshot(self, since: int = -1, wait: float = 0.0) -> dict[str, Any]:
-        """The page's state; waits up to ``wait`` seconds for a version newer than ``since``."""
+    def snapshot(self, since: int = -1, wait: float = 0.0, log_from: int = 0) -> dict[str, Any]:
+        """The page's state; waits up to ``wait`` seconds for a version newer than ``since``.
+
+        The log is sent from entry ``log_from`` on (a page that has the first entries asks for
+        the rest only, so a long Elgeta game does not resend thousands of lines each poll).
+        """
         with self._changed:
             if self.version <= since and not self._quit:
                 self._changed.wait_for(lambda: self.version > since or self._quit, wait)
+            start = min(max(log_from, 0), len(self.log))
             return {
                 "version": self.version,
                 "game": self.game,
                 "you": self.agent,
                 "lineup": self.lineup,
                 "table": self.table,
-                "log": list(self.log),
+                "log_from": start,
+                "log": self.log[start:],
                 "moves": [{"action": a, "text": t} for a, t in self.moves],
                 "over": self.over,
                 "result": self.result,
@@ -332,9 +338,9 @@ def _handler(session: Session) -> type[BaseHTTPRequestHandler]:
             if path in ("/", "/index.html"):
                 self._send(HTTPStatus.OK, PAGE.encode(), "text/html; charset=utf-8")
             elif path == "/api/state":
-                since = _since(query)
+                since, log_from = _number(query, "since"), max(_number(query, "log"), 0)
                 wait = POLL_WAIT_S if since >= 0 else 0.0
-                self._json(HTTPStatus.OK, session.snapshot(since, wait))
+                self._json(HTTPStatus.OK, session.snapshot(since, wait, log_from))
             else:
                 self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {path}"})
 
@@ -370,10 +376,11 @@ def _handler(session: Session) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _since(query: str) -> int:
+def _number(query: str, name: str) -> int:
+    """The integer ``name=N`` of a query string, or -1."""
     for part in query.split("&"):
         key, _, value = part.partition("=")
-        if key == "since" and value.lstrip("-").isdigit():
+        if key == name and value.lstrip("-").isdigit():
             return int(value)
     return -1
 
@@ -408,13 +415,14 @@ pre#table { background: #0b5d3b; color: #fff; padding: .8em; border-radius: 6px;
 </div>
 <script>
 "use strict";
-let version = -1, focus = 0, buttons = [];
+let version = -1, focus = 0, buttons = [], lines = [];
 function el(id) { return document.getElementById(id); }
 function show(s) {
   el("title").textContent = "kiaule " + s.game + " — you are " + s.you;
   el("table").textContent = s.table;
   const log = el("log");
-  log.textContent = s.log.join("\\n");
+  lines = lines.slice(0, s.log_from).concat(s.log);
+  log.textContent = lines.join("\\n");
   log.scrollTop = log.scrollHeight;
   const moves = el("moves");
   moves.textContent = "";
@@ -467,7 +475,7 @@ document.addEventListener("keydown", e => {
 async function poll() {
   for (;;) {
     try {
-      const r = await fetch("/api/state?since=" + version);
+      const r = await fetch("/api/state?since=" + version + "&log=" + lines.length);
       const s = await r.json();
       if (s.version !== version) { version = s.version; show(s); }
       if (s.over) return;

@@ -163,6 +163,8 @@ def test_a_whole_game_in_the_browser(chromium, tmp_path, game, seat, agents, kwa
         assert web.wait(10)
         end = chromium.find_element(By.ID, "end").text
         result_text = chromium.find_element(By.ID, "result").text
+        page_log = chromium.find_element(By.ID, "log").get_attribute("textContent")
+        assert page_log == "\n".join(web.session.log)  # sent piecewise, whole on the page
         hidden = hidden_cards(game, raw, seat, held)
         assert not leaked([chromium.page_source, *sent.take()], hidden)
     assert re.match(r"You (won|lost) \(|A draw", end), end
@@ -227,9 +229,21 @@ def test_pig_step_waits_for_the_person_and_is_applied_at_once(tmp_path):
         state = next_turn(web.url, state["version"])
         # the whole step at once, every seat's pass, the others' cards masked
         assert web.env.game_state.passes >= 1
+        assert state["log_from"] == 0
         assert state["log"][:4] == [f"you: {move['text']}"] + [
             f"player_{s}: pass ▒" for s in (1, 2, 3)
         ]
+
+
+def test_the_log_is_sent_from_where_the_page_is(tmp_path):
+    with WebGame("kozel", 3, ["kozel/random"], seed=5, record_path=tmp_path / "k.json") as web:
+        state = next_turn(web.url, -1)
+        full = get(f"{web.url}api/state")["log"]
+        assert len(full) == 3  # three seats played before the fourth
+        rest = get(f"{web.url}api/state?log=2")
+        assert rest["log_from"] == 2 and rest["log"] == full[2:]
+        assert get(f"{web.url}api/state?log=99")["log"] == []
+        assert state["log"] == full
 
 
 def test_a_move_that_is_not_legal_now_is_refused_with_the_legal_ones(tmp_path):
