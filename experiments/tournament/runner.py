@@ -149,6 +149,8 @@ class _Worker:
                 "moves": game.moves,
                 "result": game.result,
             }
+            if game.policies is not None:  # agents with act_with_policy: the viewer shows them
+                line["record"]["policies"] = game.policies
         return line
 
 

@@ -82,7 +82,8 @@ aside { display: flex; flex-direction: column; gap: 10px; min-width: 0; }
 aside section { background: #fff; border: 1px solid #ccc; border-radius: 6px; padding: 6px 8px;
   min-width: 0; }
 aside h2 { font-size: 14px; margin: 0 0 4px; }
-#moves { max-height: 330px; overflow-y: auto; margin: 0; padding-left: 38px; font-size: 13px; }
+#moves { max-height: 330px; overflow-y: auto; margin: 0; padding-left: 38px; font-size: 13px;
+  position: relative; }
 #moves li { cursor: pointer; }
 #moves li.unit-start { border-top: 1px solid #bbb; margin-top: 3px; padding-top: 2px; }
 #moves li.done { color: #333; }
@@ -359,13 +360,22 @@ function render() {
       (lastStep.has(i) ? 'last' : i < pos ? 'done' : 'future');
     li.textContent = moveText(i);
   });
-  const lastLi = document.querySelector('#moves li.last');
-  if (lastLi) lastLi.scrollIntoView({block: 'nearest'});
+  scrollMoves();
   renderLegal();
   renderPolicy();
   const out = $('outcome');
   out.hidden = pos !== N;
   if (pos === N) renderOutcome();
+}
+function scrollMoves() {
+  // keep the last move in sight inside the list only: the page itself never jumps
+  const list = $('moves');
+  const li = list.querySelector('li.last') || list.querySelector('li.future');
+  if (!li) return;
+  const top = li.offsetTop;
+  if (top < list.scrollTop || top + li.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+  }
 }
 function lastUnit(from, to) {
   const row = el('div', 'row');

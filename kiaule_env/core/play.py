@@ -159,7 +159,9 @@ class Episode:
 
     ``rewards``: the total reward per seat; ``result``: the outcome (JSON-normalised), None if
     the episode was truncated by ``max_cycles`` (``truncated``); ``steps``: decisions made (one
-    per acting seat per step); ``moves``: ``[agent, action, move text]`` in order, if recorded.
+    per acting seat per step); ``moves``: ``[agent, action, move text]`` in order, if recorded;
+    ``policies``: per recorded move the probabilities ``{action: p}`` of a player with
+    ``act_with_policy`` (None for the others), or None when no player gave any.
     """
 
     rewards: list[float]
@@ -167,6 +169,28 @@ class Episode:
     steps: int
     truncated: bool = False
     moves: list[list[Any]] = field(default_factory=list)
+    policies: list[dict[int, float] | None] | None = None
+
+
+class _Policies:
+    """Collects each recorded move's probabilities: players with ``act_with_policy`` choose
+    through it (the same move as ``act``), the others get None."""
+
+    def __init__(self, players: Sequence[Player], record: bool):
+        self.given = [record and hasattr(p, "act_with_policy") for p in players]
+        self.found: list[dict[int, float] | None] = []
+
+    def act(self, player: Player, seat: int, decision: Any) -> Any:
+        """``player``'s action for ``decision``, noting its probabilities when it gives them."""
+        if not self.given[seat]:
+            self.found.append(None)
+            return player.act(decision)
+        action, policy = player.act_with_policy(decision)  # type: ignore[attr-defined]
+        self.found.append({int(a): float(p) for a, p in policy.items()})
+        return action
+
+    def result(self) -> list[dict[int, float] | None] | None:
+        return self.found if any(p is not None for p in self.found) else None
 
 
 def suite_env(env: Any) -> Any | None:
@@ -213,12 +237,18 @@ def play_episode(
     to_act, legal_actions, apply = engine.to_act, engine.legal_actions, engine.apply
     if observer is not None:
         observer.start(raw)
+    policies = _Policies(players, record)
+    recording = record and any(policies.given)
     seats = to_act(state)
     while seats:
         actions = []
         for seat in seats:
             legal = legal_actions(state, seat)
-            action = players[seat].act(LazyDecision(engine, state, seat, legal))
+            decision = LazyDecision(engine, state, seat, legal)
+            if recording:
+                action = policies.act(players[seat], seat, decision)
+            else:
+                action = players[seat].act(decision)
             if type(action) is not int or action not in legal:
                 action = check_action(engine, state, seat, action, legal)
             actions.append(action)
@@ -237,8 +267,8 @@ def play_episode(
             observer.after(raw, seats, actions_t, engine.step_info(state))
         seats = to_act(state)
         if seats and limit is not None and joint_steps >= limit:
-            return Episode(totals, None, steps, True, moves)
-    return Episode(totals, normalise(engine.result(state)), steps, False, moves)
+            return Episode(totals, None, steps, True, moves, policies.result())
+    return Episode(totals, normalise(engine.result(state)), steps, False, moves, policies.result())
 
 
 def _public_decision(env: Any, agent: str, obs: Mapping[str, np.ndarray]) -> Decision:
@@ -268,6 +298,7 @@ def _play_public_aec(
     index = {a: i for i, a in enumerate(env.possible_agents)}
     totals = [0.0] * len(index)
     moves: list[list[Any]] = []
+    policies = _Policies(players, record)
     result = None
     steps = 0
     truncated = False
@@ -283,7 +314,10 @@ def _play_public_aec(
             env.step(None)
             continue
         decision = _public_decision(env, agent, obs)
-        action = int(players[index[agent]].act(decision))
+        if record:
+            action = int(policies.act(players[index[agent]], index[agent], decision))
+        else:
+            action = int(players[index[agent]].act(decision))
         if record:
             moves.append([agent, action, decision.legal_moves.get(action)])
         seats, actions = (index[agent],), (action,)
@@ -298,7 +332,14 @@ def _play_public_aec(
             totals[index[a]] += r
     if result is None:
         truncated = True
-    return Episode(totals, None if result is None else normalise(result), steps, truncated, moves)
+    return Episode(
+        totals,
+        None if result is None else normalise(result),
+        steps,
+        truncated,
+        moves,
+        policies.result(),
+    )
 
 
 def _play_public_parallel(
@@ -316,6 +357,7 @@ def _play_public_parallel(
     index = {a: i for i, a in enumerate(env.possible_agents)}
     totals = [0.0] * len(index)
     moves: list[list[Any]] = []
+    policies = _Policies(players, record)
     result = None
     steps = 0
     raw = env.unwrapped
@@ -325,7 +367,10 @@ def _play_public_parallel(
         actions = {}
         for agent in env.agents:
             decision = _public_decision(env, agent, observations[agent])
-            actions[agent] = int(players[index[agent]].act(decision))
+            if record:
+                actions[agent] = int(policies.act(players[index[agent]], index[agent], decision))
+            else:
+                actions[agent] = int(players[index[agent]].act(decision))
             if record:
                 moves.append([agent, actions[agent], decision.legal_moves.get(actions[agent])])
         seats = tuple(index[a] for a in actions)
@@ -343,5 +388,10 @@ def _play_public_parallel(
             if "result" in info:
                 result = info["result"]
     return Episode(
-        totals, None if result is None else normalise(result), steps, result is None, moves
+        totals,
+        None if result is None else normalise(result),
+        steps,
+        result is None,
+        moves,
+        policies.result(),
     )

@@ -166,7 +166,13 @@ def play_recorded(
     episode = play_episode(env, players, seed, options, record=True, api=True)
     seed = None if seed is None else int(seed)  # a numpy seed the env accepted, JSON-able
     return GameRecord(
-        env_id, dict(env_kwargs), seed, dict(options or {}), episode.moves, episode.result
+        env_id,
+        dict(env_kwargs),
+        seed,
+        dict(options or {}),
+        episode.moves,
+        episode.result,
+        normalise(episode.policies),
     )
 
 

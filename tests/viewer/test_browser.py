@@ -302,3 +302,206 @@ def test_kiauliaganys_in_the_browser(browser, records, tmp_path):
     check_outcome(page, record, line)
     page.shot("kiauliaganys-outcome")
     print(f"screenshots in {tmp_path / 'screenshots'}")
+
+
+# ---------------------------------------------------------------------------- the better replay
+def _page(browser, records, tmp_path, game: str, index: int = 1) -> tuple[Page, GameRecord, dict]:
+    line = lines(records[game])[index]
+    record = GameRecord(**line["record"])
+    page_file = write_viewer(records[game], tmp_path / f"{game}.html", game=index)
+    return Page(browser, page_file, tmp_path / "screenshots", record), record, line
+
+
+def _overflow(page: Page) -> list[str]:
+    """The visible elements that reach outside the window's width (or a horizontal scroll)."""
+    return page.driver.execute_script(
+        """
+        const w = document.documentElement.clientWidth;
+        const out = [];
+        if (document.documentElement.scrollWidth > w) out.push('page scrolls sideways');
+        const sel = 'header, #controls > *, #status, #table, .seat, #center, #legal, #outcome, ' +
+          'pre, aside section, #moves, #view-fields, #policy';
+        document.querySelectorAll(sel).forEach((e) => {
+          const r = e.getBoundingClientRect();
+          if (r.width === 0 && r.height === 0) return;  // not shown
+          if (r.left < 0 || r.right > w + 0.5) {
+            out.push((e.id || e.className || e.tagName) + ' ' + r.left + '..' + r.right);
+          }
+        });
+        return out;
+        """
+    )
+
+
+@pytest.mark.parametrize("game", ["kozel", "kiauliaganys", "pig", "elgeta"])
+def test_a_900px_window_shows_everything(browser, records, tmp_path, game):
+    page = _page(browser, records, tmp_path, game)[0]
+    browser.set_window_size(900, 1000)
+    try:
+        assert browser.execute_script("return window.innerWidth") <= 900
+        for where, key, times in (("start", "HOME", 1), ("middle", "RIGHT", 9), ("end", "END", 1)):
+            page.press(key, times)
+            assert _overflow(page) == [], f"{game} at the {where}"
+            page.shot(f"{game}-900px-{where}")
+        page.press("1")  # a seat's view too
+        assert _overflow(page) == []
+    finally:
+        browser.set_window_size(1300, 1000)
+
+
+def test_completed_tricks_show_as_cards_and_counters_are_right(browser, records, tmp_path):
+    from kiaule_env.cards import parse_card
+
+    page, record, _ = _page(browser, records, tmp_path, "kozel")
+    ref = reference(record)
+    units = [sum(r["view"].tricks) for r in ref]
+    assert page.css('#center .row[data-label="last trick"]') == []  # nothing completed yet
+    _, end = unit_bounds(units, 0)
+    page.press("DOWN")
+    assert page.pos == end
+    plays = page.css('#center .row[data-label="last trick"] .play')
+    assert len(plays) == end  # every move of the first trick
+    for k in range(end):
+        agent, _, text = record.moves[k]
+        want = [CARD_SYMBOLS[parse_card(t)] for t in text.split()[1:]]
+        shown = page.driver.execute_script(
+            "return Array.from(document.querySelectorAll("
+            '\'#center .row[data-label="last trick"] .play[data-move="\' + arguments[0] + '
+            "'\"] .card')).map((c) => c.textContent);",
+            k,
+        )
+        assert shown == want, f"move {k}: {text}"
+        assert page.texts(f'#center .play[data-move="{k}"] .who') == [agent]
+    page.shot("kozel-last-trick-cards")
+    # in a seat's view another seat's face-down discard is a card back, not its face
+    page.press("1")
+    for k in range(end):
+        agent, _, text = record.moves[k]
+        backs = page.driver.execute_script(
+            "return Array.from(document.querySelectorAll("
+            "'#center .play[data-move=\"' + arguments[0] + '\"] .card'))"
+            ".map((c) => c.classList.contains('back'));",
+            k,
+        )
+        assert all(backs) if text.startswith("discard") and agent != "player_1" else not any(backs)
+    page.press("o")
+    # at the end: the tricks played, not one more
+    page.press("END")
+    played = sum(record.result["tricks"])
+    status = page.text("#status")
+    assert status.endswith(f"{played} tricks played · game over"), status
+    assert f"trick {played + 1}" not in status
+
+
+def test_kiauliaganys_turn_counter_matches_the_outcome(browser, records, tmp_path):
+    page, record, _ = _page(browser, records, tmp_path, "kiauliaganys", 2)
+    page.press("END")
+    turns = record.result["turns"]
+    assert page.row("turn") == f"{turns} played, game over"
+    assert page.text('#outcome .result-field[data-field="turns"]') == f"turns: {turns}"
+    assert "game over" in page.text("#status")
+
+
+def test_the_side_panel_is_readable(browser, records, tmp_path):
+    page, record, _ = _page(browser, records, tmp_path, "kiauliaganys", 2)
+    page.press("RIGHT", 5)
+    for mode in ("o", "2"):
+        page.press(mode)
+        rows = dict(
+            zip(
+                page.texts("#view-fields td:first-child"),
+                page.texts("#view-fields td:last-child"),
+                strict=True,
+            )
+        )
+        assert rows["phase"] in ("match", "drag", "over")
+        assert rows["to act"] == f"player_{ref_to_act(record, page.pos)}"
+        assert rows["loser"] == "nobody"
+        for name, value in rows.items():
+            assert value != "-1" and not value.startswith(("{", "[")), f"{name}: {value}"
+            assert "null" not in value and "true" not in value and "false" not in value
+    meta = page.text("#meta")
+    assert "{" not in meta and "[" not in meta
+
+
+def ref_to_act(record: GameRecord, k: int) -> int:
+    return int(record.moves[k][0].split("_")[1])
+
+
+def test_autoplay_and_its_speed(browser, records, tmp_path):
+    import time
+
+    from selenium.webdriver.support.ui import Select
+
+    page, record, _ = _page(browser, records, tmp_path, "kiauliaganys", 2)
+    speed = Select(page.css("#speed")[0])
+
+    def advance(value: str, seconds: float) -> int:
+        page.press("HOME")
+        speed.select_by_value(value)
+        start = page.pos
+        page.css("#play")[0].click()
+        assert page.css("#status")[0].get_attribute("data-playing") == "yes"
+        time.sleep(seconds)
+        page.css("#play")[0].click()  # pause
+        assert page.css("#status")[0].get_attribute("data-playing") == "no"
+        return page.pos - start
+
+    slow = advance("1", 2.5)
+    fast = advance("10", 2.5)
+    assert 1 <= slow <= 4, slow
+    assert fast >= 10 and fast > 3 * slow, (slow, fast)
+    paused = page.pos
+    time.sleep(0.5)
+    assert page.pos == paused  # pausing stops it
+    # space toggles it, and it stops by itself at the end
+    page.press("END")
+    page.press("LEFT", 3)
+    page.press(" ")
+    time.sleep(1.2)
+    assert page.pos == len(record.moves)
+    assert page.css("#status")[0].get_attribute("data-playing") == "no"
+
+
+def test_pig_exchange_is_one_step_with_probabilities(browser, records, tmp_path):
+    page, record, line = _page(browser, records, tmp_path, "pig", 0)
+    ref = reference(record)
+    # a step starts where the exchange (or race step) changes; nothing inside one is shown
+    units = [(r["view"].round_index, r["view"].passes, r["view"].race_steps) for r in ref]
+    starts = [0] + [k for k in range(1, len(units)) if units[k] != units[k - 1]]
+    assert starts[-1] == len(record.moves)
+    first = starts[1]
+    assert first == len(set(m[0] for m in record.moves[:first])) > 1  # all seats at once
+    status = page.text("#status")
+    assert "choose at once" in status and "to act" not in status
+    assert page.acting_seats() == [int(m[0].split("_")[1]) for m in record.moves[:first]]
+    visited = [page.pos]
+    for _ in range(len(starts) - 1):
+        page.press("RIGHT")
+        visited.append(page.pos)
+    assert visited == starts
+    page.press("HOME")
+    page.press("RIGHT")
+    assert len(page.css("#moves li.last")) == first  # the whole exchange is the last step
+    page.press("LEFT")
+    assert page.pos == 0
+    # probabilities: the heuristic seats give them; shown to the onlooker and to their seat
+    heuristic = [s for s, name in enumerate(line["seats"]) if name == "pig/heuristic"]
+    assert heuristic and line["record"]["policies"]
+    assert page.css("#policy")[0].is_displayed()
+    for s in heuristic:
+        text = record.moves[s][2]
+        policy = line["record"]["policies"][s]
+        chosen = page.css(f'#policy .prob.chosen[data-move="{text}"]')
+        assert len(chosen) == 1
+        p = policy[str(record.moves[s][1])]
+        assert chosen[0].find_element(page.by.CSS_SELECTOR, ".pct").text == f"{100 * p:.1f}%"
+    page.shot("pig-exchange-probabilities")
+    random_seat = next(s for s in range(4) if s not in heuristic)
+    page.press(str(random_seat))
+    assert not page.css("#policy")[0].is_displayed()  # another's policy would reveal his hand
+    assert page.text("#legal").startswith(f"player_{random_seat} may:")
+    assert page.text("#legal").count(" may:") == 1
+    page.press(str(heuristic[0]))
+    assert page.css("#policy")[0].is_displayed()
+    page.press("o")

@@ -293,3 +293,67 @@ def test_cli_exit_code_in_a_real_process(records, tmp_path):
         f"kiaule view: game index 7 is out of range: {records['kozel']} holds 4 game records "
         "(allowed: 0–3)"
     ]
+
+
+def _elgeta_record(tmp_path: Path, seed: int) -> Path:
+    """An Elgeta game played by always taking the first legal move, saved as a record."""
+    import numpy as np
+
+    from kiaule_env import elgeta_v0
+    from kiaule_env.core.records import play_recorded
+
+    record = play_recorded(
+        elgeta_v0.raw_env,
+        "kiaule/elgeta-v0",
+        {},
+        lambda agent, obs, env: int(np.flatnonzero(obs["action_mask"])[0]),
+        seed=seed,
+    )
+    path = tmp_path / f"elgeta-{seed}.json"
+    record.save(path)
+    return path
+
+
+def test_a_400_move_game_makes_a_page_of_at_most_300_kb(tmp_path):
+    from experiments.viewer import build_replay
+
+    path = _elgeta_record(tmp_path, 10)  # 428 moves
+    loaded = load_game(path)
+    assert 380 <= len(loaded.record.moves) <= 450
+    page = viewer_html(loaded)
+    assert len(page.encode("utf-8")) <= 300_000
+    # the page's delta-encoded frames decode to the replay's, frame for frame
+    assert extract_data(page)["frames"] == build_replay(loaded)["frames"]
+
+
+def test_frame_patches_round_trip():
+    from experiments.viewer.page import apply_patch, diff
+
+    old = {"a": [1, 2, 3], "t": "trick: 6♣(1)", "p": [[1, 2], [3]], "gone": 1, "same": [0]}
+    new = {"a": [2, 3], "t": "trick: 6♣(1) 7♦(2)", "p": [[1, 2, 5], [3]], "new": {"x": None}}
+    new["same"] = [0]
+    patch = diff(old, new)
+    assert "same" not in patch and patch["gone"] == []
+    assert apply_patch(old, patch) == new
+    assert old["a"] == [1, 2, 3]  # the base is not changed
+    assert diff(new, new) is None
+    assert apply_patch(old, diff(old, [1])) == [1]
+
+
+def test_probabilities_of_a_record_are_in_the_page(records):
+    data, record, line = page_and_record(records["pig"], 0)
+    policies = line["record"]["policies"]
+    assert data["policies"] is not None
+    for i, (_, action, text) in enumerate(record.moves):
+        if policies[i] is None:
+            assert data["policies"][i] is None
+            continue
+        shown = dict(data["policies"][i])
+        assert shown[text] == pytest.approx(policies[i][str(action)])
+        assert sum(shown.values()) == pytest.approx(1.0)
+    # a record without them still replays, without probabilities
+    bare = {k: v for k, v in line["record"].items() if k != "policies"}
+    from experiments.viewer import build_replay, render_html
+
+    page = render_html(build_replay(GameRecord.from_dict(bare)))
+    assert extract_data(page)["policies"] is None
