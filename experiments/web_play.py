@@ -403,6 +403,7 @@ pre#table { background: #0b5d3b; color: #fff; padding: .8em; border-radius: 6px;
 </style></head>
 <body>
 <h2 id="title">kiaule</h2>
+<p id="lineup" class="hint"></p>
 <div id="wrap">
  <pre id="table">connecting…</pre>
  <div id="side">
@@ -410,7 +411,7 @@ pre#table { background: #0b5d3b; color: #fff; padding: .8em; border-radius: 6px;
   <div id="moves"></div>
   <p class="hint">Click a move, or press its number (1–9), or ↑/↓ then Enter.</p>
   <div id="end"></div><pre id="result"></pre>
-  <h3>Moves</h3><div id="log"></div>
+  <h3>Play so far</h3><div id="log"></div>
  </div>
 </div>
 <script>
@@ -419,6 +420,7 @@ let version = -1, focus = 0, buttons = [], lines = [];
 function el(id) { return document.getElementById(id); }
 function show(s) {
   el("title").textContent = "kiaule " + s.game + " — you are " + s.you;
+  el("lineup").textContent = Object.entries(s.lineup).map(([a, n]) => a + ": " + n).join(" · ");
   el("table").textContent = s.table;
   const log = el("log");
   lines = lines.slice(0, s.log_from).concat(s.log);

@@ -163,6 +163,8 @@ def test_a_whole_game_in_the_browser(chromium, tmp_path, game, seat, agents, kwa
         assert web.wait(10)
         end = chromium.find_element(By.ID, "end").text
         result_text = chromium.find_element(By.ID, "result").text
+        lineup = chromium.find_element(By.ID, "lineup").text
+        assert f"player_{seat}: you" in lineup and f"{agents[0]}" in lineup
         page_log = chromium.find_element(By.ID, "log").get_attribute("textContent")
         assert page_log == "\n".join(web.session.log)  # sent piecewise, whole on the page
         hidden = hidden_cards(game, raw, seat, held)
