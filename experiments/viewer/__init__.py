@@ -5,8 +5,9 @@
 writes one self-contained HTML file (no network, no server) that replays a recorded game of any
 of the four games move by move: the table as a person standing above it sees it, a switch
 between the omniscient view (every hand) and one seat's view (exactly the view data the agent
-got), the move list, stepping by move and by trick or turn with the arrow keys, and the outcome
-and rewards at the end.
+got), the move list, the last trick as cards, stepping by move (Pig: by simultaneous exchange)
+and by trick or turn with the arrow keys, autoplay with a speed control, the agents' move
+probabilities where the record carries them, and the outcome and rewards at the end.
 
 ``RECORDS`` is a tournament results folder, its ``games.jsonl``, or a record saved with
 :meth:`kiaule_env.core.records.GameRecord.save`. Library use::
@@ -111,7 +112,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kiaule view",
         description="Write a self-contained HTML page that replays a recorded game move by move "
-        "(omniscient or one seat's view; arrow keys step by move and by trick or turn).",
+        "(omniscient or one seat's view; arrow keys step by move and by trick or turn, space "
+        "plays it at a chosen speed).",
     )
     parser.add_argument(
         "records",

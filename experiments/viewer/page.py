@@ -1,9 +1,11 @@
 """The viewer page: one self-contained HTML file (inline CSS and JavaScript, no network).
 
 The replay data of :func:`experiments.viewer.replay.build_replay` is embedded as JSON in a
-``<script type="application/json" id="replay-data">`` element; the script renders the frame at
-the current position. Keys: ← → one move, ↑ ↓ one trick (or turn), Home / End, ``o`` the
-omniscient view, ``0``–``9`` one seat's view.
+``<script type="application/json" id="replay-data">`` element, its frames delta-encoded
+(:func:`encode_frames`: a page of a 400-move game stays under 300 KB); the script rebuilds them
+and renders the frame at the current position. Keys: ← → one move (Pig: one whole simultaneous
+exchange, P2), ↑ ↓ one trick (or turn), Home / End, space autoplay (at the ``#speed`` chosen),
+``o`` the omniscient view, ``0``–``9`` one seat's view.
 
 In a seat's view the page shows only what that player knew: the other hands face down, the
 others' hidden moves masked (Kozel discards, Pig passes), no future moves, and the legal moves
@@ -12,7 +14,10 @@ only when he is to act.
 Elements the browser test reads: ``#status`` (``data-pos``: the frame, ``data-mode``:
 ``omni`` or the seat), ``.seat[data-seat]`` with ``.card`` chips (``.back``: face down),
 ``#center .row[data-label]``, ``#moves li`` (``.last``: the move that led here), ``#outcome``,
-``#table-text`` (``render()``) and ``#view-fields`` (the view data of the chosen seat).
+``#table-text`` (``render()``), ``#view-fields`` (the view data of the chosen seat), the last
+trick's ``#center .play[data-move]`` cards, ``#play`` / ``#speed`` (``#status[data-playing]``)
+and ``#policy .prob[data-move]`` (the move probabilities a record carries, shown where the
+legal moves are).
 """
 
 from __future__ import annotations
