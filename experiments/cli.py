@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("experiments.train", "train a MaskablePPO agent (self-play, team play)"),
     "tournament": ("experiments.tournament", "duplicate-deal tournament between agents"),
     "view": ("experiments.viewer", "write an HTML page that replays a recorded game"),
+    "frames": ("experiments.frames", "record a game as an animated GIF; time the frames"),
     "benchmark": ("experiments.benchmark", "standard benchmark suite, Markdown report"),
     "elgeta-lengths": ("experiments.elgeta_lengths", "study: Elgeta game lengths (random deals)"),
     "endings": ("experiments.endings", "study: deals ended by play or by a rule cap"),
@@ -44,6 +45,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "tournament": ("tqdm", "openskill", "scipy", "filelock"),
     "benchmark": ("tqdm", "openskill", "scipy", "filelock"),
     "strength": ("tqdm", "openskill", "scipy", "filelock"),
+    "frames": ("PIL",),
 }
 
 

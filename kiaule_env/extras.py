@@ -35,6 +35,7 @@ EXTRA_MODULES: dict[str, tuple[str, str]] = {
     "pyspiel": ("open_spiel", "openspiel"),
     "tianshou": ("tianshou", "examples"),
     "ray": ("ray[rllib]", "ray"),
+    "PIL": ("pillow", "render"),
 }
 
 #: how to install an extra, as the README says (Ray in its own virtualenv: RLlib pins gymnasium)

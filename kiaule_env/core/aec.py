@@ -32,6 +32,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from kiaule_env.core import frames
 from kiaule_env.core.engine import Engine, check_action
 from kiaule_env.core.options import (
     CheckedKeywords,
@@ -49,7 +50,7 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
     """Base class of the turn-based card-game environments; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -62,6 +63,8 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
     ):
         super().__init__()
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        if self.render_mode == "rgb_array":
+            frames.require_pillow()  # refused now, naming the extra, rather than at render()
         self.max_cycles = check_max_cycles(max_cycles)
         self.engine = engine
         self.config = engine.config
@@ -223,13 +226,18 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         if seats and not list(self._legal):
             raise AssertionError("the agent to act has no legal move")
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table: text (``ansi``; printed in ``human`` mode) or, in ``rgb_array`` mode, an
+        ``(H, W, 3)`` ``uint8`` image as the omniscient onlooker sees it
+        (:mod:`kiaule_env.core.frames`), for recording videos."""
         if self.render_mode is None:
             from gymnasium.logger import warn
 
             warn("You are calling render method without specifying any render mode.")
             return None
         require_reset(self.game_state, "render()")
+        if self.render_mode == "rgb_array":
+            return frames.draw(self.engine.table(self.game_state))
         text = self._render_table()
         if self.render_mode == "human":
             print(text)  # noqa: T201 - 'human' mode prints by definition

@@ -34,6 +34,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from kiaule_env.core.frames import Table
 from kiaule_env.core.layout import ObservationLayout
 
 
@@ -124,6 +125,11 @@ class Engine(Protocol):
     def check_invariants(self, state: Any) -> None: ...
 
     def render(self, state: Any) -> str: ...
+
+    def table(self, state: Any) -> Table:
+        """The table as the omniscient onlooker sees it, for ``render_mode="rgb_array"``
+        (drawn by :func:`kiaule_env.core.frames.draw`)."""
+        ...
 
     def sample_state(self, view: Any, rng: np.random.Generator) -> Any:
         """A full state drawn exactly uniformly from those consistent with ``view``.

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from kiaule_env.cards import card_symbol
 from kiaule_env.core.aec import TurnBasedCardEnv
+from kiaule_env.core.frames import Row, Table, result_line
 from kiaule_env.elgeta import rules
 from kiaule_env.elgeta.engine import Engine
 from kiaule_env.elgeta.rules import NOBODY, State
@@ -84,3 +85,40 @@ def render_table(state: State, mark: int | None = None) -> str:
 
 def _trick_text(seats: Sequence[int], cards: Sequence[int]) -> str:
     return " ".join(f"{card_symbol(c)}({s})" for s, c in zip(seats, cards, strict=True))
+
+
+def frame_table(state: State, result: dict[str, Any] | None = None) -> Table:
+    """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``): every pile
+    face up from its top (E3 plays from there), the cards on the table with the newest round
+    (E4: it decides) as its own run, the last trick and who took it (E6). ``result``: the
+    engine's result once the game is over."""
+    cfg = state.config
+    title = f"Elgeta  -  {cfg.num_players} players, {cfg.deck}-card deck, trick {state.tricks + 1}"
+    if state.rounds > 1:
+        title += f", tie-break round {state.rounds - 1}"
+    to_act = rules.to_act(state)
+    seats = []
+    for seat in range(cfg.num_players):
+        note = [f"{len(state.piles[seat])} cards ({state.unseen[seat]} never seen)"]
+        if seat == state.leader and not state.over:
+            note.append("leads")
+        if not state.still_in[seat]:
+            note.append("beggar")
+        seats.append(Row.of(f"player_{seat}", state.piles[seat], ", ".join(note), seat == to_act))
+    start = state.round_start
+    groups = (tuple(state.trick_cards[:start]), tuple(state.trick_cards[start:]))
+    played = " ".join(f"player_{s}" for s in state.trick_seats)
+    taker = state.last_taker
+    centre = (
+        Row("on the table", groups, f"played by {played}" if played else ""),
+        Row.of(
+            "last trick",
+            state.last_trick_cards,
+            f"taken by player_{taker}" if taker != NOBODY else "",
+        ),
+    )
+    if result is not None:
+        status = (result_line(result),)
+    else:
+        status = (f"to play: player_{to_act}",) if to_act != NOBODY else ()
+    return Table(title, tuple(seats), centre, status)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from kiaule_env.core.engine import RulesEngine
+from kiaule_env.core.frames import Table
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kiauliaganys import rules
 from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder, state_encoder
@@ -92,6 +93,12 @@ class Engine(RulesEngine):
         from kiaule_env.kiauliaganys.env import render_table
 
         return render_table(state, None)
+
+    def table(self, state: State) -> Table:
+        """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``)."""
+        from kiaule_env.kiauliaganys.env import frame_table
+
+        return frame_table(state)
 
     def sample_state(self, view: rules.View, rng: np.random.Generator) -> State:
         """A state drawn exactly uniformly from those consistent with ``view`` (the contract's

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from kiaule_env.cards import SUITS, card_symbol
+from kiaule_env.cards import SUIT_NAMES, SUITS, card_symbol
 from kiaule_env.core.aec import TurnBasedCardEnv
+from kiaule_env.core.frames import FACE_DOWN, Row, Table, cards_text, result_line
 from kiaule_env.kiauliaganys import rules
 from kiaule_env.kiauliaganys.engine import Engine
 from kiaule_env.kiauliaganys.rules import ANY, DRAG, State
@@ -108,3 +109,47 @@ def render_table(state: State | None, seat: int | None = None) -> str:
         notes = [_move_note(*note) for note in state.recent[-4:]]
         lines.append("last moves: " + "; ".join(notes))
     return "\n".join(lines)
+
+
+def frame_table(state: State) -> Table:
+    """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``): every hand
+    face up (with the cards its holder took face up, G8, named), the open fund bottom to top,
+    the face-down table as backs (its order is nobody's knowledge), the last moves."""
+    config = state.config
+    req = rules.required_suit(state)
+    title = f"Kiauliaganys  -  turn {state.turns}, dealer player_{state.dealer}"
+    if config.match_years:
+        title += f", deal {state.deals + 1}"
+    if state.repeats > 1:  # G10a
+        title += f", position seen {state.repeats} times"
+    seats = []
+    for s in range(state.num_players):
+        note = [f"{len(state.hands[s])} card(s)"]
+        if state.face_up[s]:
+            note.append("face up: " + cards_text(sorted(state.face_up[s])))
+        if state.out[s]:
+            note.append("out")
+        if s == state.loser:
+            note.append("SWINEHERD" + (" (repetition)" if state.repeated else ""))
+        if s == state.caught_by_tail:
+            note.append("caught the pig by the tail")
+        if config.match_years:
+            note.append(f"{state.match_years[s]} years")
+        active = s == state.to_act and state.phase != rules.OVER
+        seats.append(Row.of(f"player_{s}", sorted(state.hands[s]), ", ".join(note), active))
+    suit = "any" if req == ANY else SUIT_NAMES[SUITS[req]]
+    centre = (
+        Row.of("open fund", state.fund, f"required suit: {suit}"),
+        Row.of("face down", [FACE_DOWN] * len(state.face_down), f"{len(state.face_down)} cards"),
+    )
+    if state.phase == rules.OVER:
+        status = [result_line(rules.result(state))]
+    else:
+        phase = rules.PHASE_NAMES[state.phase]
+        status = [
+            f"to {phase}: player_{state.to_act}" + (" (last turn)" if state.last_turn else "")
+        ]
+    if state.recent:
+        notes = [_move_note(*note) for note in state.recent[-3:]]
+        status.append("last moves: " + "; ".join(notes))
+    return Table(title, tuple(seats), centre, tuple(status))

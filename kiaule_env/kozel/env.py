@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
+from kiaule_env.cards import CARD_SYMBOLS, SUIT_NAMES, SUIT_SYMBOLS, SUITS
 from kiaule_env.core.aec import TurnBasedCardEnv
+from kiaule_env.core.frames import FACE_DOWN, Row, Table, result_line
 from kiaule_env.kozel import rules
 from kiaule_env.kozel.engine import Engine
 from kiaule_env.kozel.rules import State
@@ -111,3 +112,48 @@ def render_table(state: State) -> str:
     else:
         lines.append(f"to act: player_{state.to_act} ({rules.PHASE_NAMES[state.phase]})")
     return "\n".join(lines)
+
+
+def frame_table(state: State) -> Table:
+    """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``): every hand
+    and every face-down discard face up, the stock face down with the indicator (K4) where it
+    lies, the trick one run per play, the team piles and card points (K11)."""
+    config = state.config
+    over = state.phase == rules.PHASE_OVER
+    title = f"Kozel  game {state.game_index + 1}" if config.series else "Kozel"
+    title += f"  -  dealer player_{state.dealer}, trump {SUIT_NAMES[SUITS[state.trump]]}"
+    seats = []
+    for seat in range(4):
+        note = [f"team {seat % 2}"]
+        if seat == state.dealer:
+            note.append("dealer")
+        if state.trick and seat == state.winner:
+            note.append("winning")
+        active = not over and seat == state.to_act
+        seats.append(Row.of(f"player_{seat}", state.hands[seat], ", ".join(note), active))
+    plays = "; ".join(f"player_{s} {rules.KIND_WORDS[kind]}" for s, kind, _ in state.trick)
+    stock: list[int | None] = [FACE_DOWN] * state.stock_size
+    at = state.indicator_index - state.stock_pos
+    if 0 <= at < len(stock):
+        stock[at] = state.indicator
+    piles = " - ".join(
+        f"team {t}: {state.tricks[t]} trick(s), {state.points[t]} card points" for t in (0, 1)
+    )
+    centre = (
+        Row("trick", tuple(cards for _, _, cards in state.trick), plays),
+        Row.of("stock", stock, f"{state.stock_size} cards"),
+    )
+    status = [
+        result_line(rules.result(state))
+        if over
+        else f"to act: player_{state.to_act} ({rules.PHASE_NAMES[state.phase]})",
+        piles,
+    ]
+    if config.series:
+        loss = state.series_loss
+        status.append(f"series loss points: team 0 {loss[0]}, team 1 {loss[1]}")
+    elif state.declined:
+        status.append(
+            "declined a molodka claim: " + ", ".join(f"player_{s}" for s in state.declined)
+        )
+    return Table(title, tuple(seats), centre, tuple(status))

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from kiaule_env.core.engine import HIDDEN_CARD, RulesEngine
+from kiaule_env.core.frames import Table
 from kiaule_env.core.options import shuffled_texts
 from kiaule_env.pig import rules
 from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder, state_encoder
@@ -97,6 +98,12 @@ class Engine(RulesEngine):
         from kiaule_env.pig.env import render_table
 
         return render_table(state)
+
+    def table(self, state: State) -> Table:
+        """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``)."""
+        from kiaule_env.pig.env import frame_table
+
+        return frame_table(state)
 
     def sample_state(self, view: Any, rng: np.random.Generator) -> State:
         """A state drawn exactly uniformly from those consistent with ``view`` (the contract's

@@ -24,7 +24,9 @@ from pettingzoo.utils import AgentSelector
 from pettingzoo.utils.env_logger import EnvLogger
 
 from kiaule_env.cards import RANKS
+from kiaule_env.core import frames
 from kiaule_env.core.engine import check_action
+from kiaule_env.core.frames import FACE_DOWN, Row, Table, result_line
 from kiaule_env.core.options import (
     CheckedKeywords,
     check_max_cycles,
@@ -43,7 +45,7 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "kiaule/pig-v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": True,
         "render_fps": 1,
     }
@@ -73,6 +75,8 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         )
         self.config = self.engine.config
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        if self.render_mode == "rgb_array":
+            frames.require_pillow()  # refused now, naming the extra, rather than at render()
         #: parallel steps after which the episode is truncated (``None``: off)
         self.max_cycles = check_max_cycles(max_cycles)
         self.num_players = num_players
@@ -252,13 +256,18 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
                 if not self._legal[self.agent_name_mapping[agent]]:
                     raise AssertionError(f"{agent} has no legal move")
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table: text (``ansi``; printed in ``human`` mode) or, in ``rgb_array`` mode, an
+        ``(H, W, 3)`` ``uint8`` image as the omniscient onlooker sees it
+        (:mod:`kiaule_env.core.frames`), for recording videos."""
         if self.render_mode is None:
             from gymnasium.logger import warn
 
             warn("You are calling render method without specifying any render mode.")
             return None
         require_reset(self.game_state, "render()")
+        if self.render_mode == "rgb_array":
+            return frames.draw(frame_table(self.game_state))
         text = render_table(self.game_state)
         if self.render_mode == "human":
             print(text)  # noqa: T201 - 'human' mode prints by definition
@@ -458,8 +467,52 @@ class PigAECEnv(AECEnv):
     def check_invariants(self) -> None:
         self.parallel.check_invariants()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return self.parallel.render()
 
     def close(self) -> None:
         self.parallel.close()
+
+
+def frame_table(state: rules.State) -> Table:
+    """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``): every hand
+    face up, the players out (P5) with an empty row, the stock and discard pile face down when
+    the variant has them (P7), touched noses or tokens (P3, P9) and letters (P8) noted."""
+    config = state.config
+    word = "token" if config.tokens else "nose"
+    ranks = " ".join(RANKS[r] for r in state.ranks)
+    title = (
+        f"Pig  -  round {state.round_index + 1} ({state.phase}), ranks {ranks}, "
+        f"passes {state.passes}"
+    )
+    acting = () if state.phase == rules.OVER else state.seats_in
+    seats = []
+    for seat in range(config.num_players):
+        note = []
+        if seat not in state.seats_in:
+            note.append("out")
+        if seat == state.dealer:
+            note.append("dealer")
+        if seat in state.touched:
+            note.append(f"{word} #{state.touched.index(seat) + 1}")
+        if config.letters:
+            note.append("letters " + ("PIG"[: state.letters[seat]] or "-"))
+        held = state.hands[seat] if seat in state.seats_in else ()
+        seats.append(Row.of(f"player_{seat}", held, ", ".join(note), seat in acting))
+    centre = ()
+    if config.stock:
+        centre = (
+            Row.of("stock", [FACE_DOWN] * len(state.stock), f"{len(state.stock)} cards"),
+            Row.of("discard", [FACE_DOWN] * len(state.discard), f"{len(state.discard)} cards"),
+        )
+    status = []
+    if state.phase == rules.OVER:
+        status.append(result_line(rules.result(state)))
+    elif state.touched:
+        status.append(f"race step {state.race_steps}: everyone passes or touches at once")
+    else:
+        status.append("everyone passes one card to the left at once")
+    if state.last_round is not None and state.phase != rules.OVER:
+        last = state.last_round
+        status.append(f"last round: pig {last['pig']}, first {word}: {last['first_nose']}")
+    return Table(title, tuple(seats), centre, tuple(status))

@@ -58,7 +58,7 @@ def test_G1_bad_options_are_refused_clearly():
         ({"match_years": 0}, r"match_years=0 is out of range"),
         ({"must_play_from_hand": 1}, r"must_play_from_hand must be True or False"),
         ({"blind_drag_only_when_empty_hand": "yes"}, r"blind_drag_only_when_empty_hand"),
-        ({"render_mode": "rgb_array"}, r"render_mode='rgb_array' is not supported"),
+        ({"render_mode": "video"}, r"render_mode='video' is not supported"),
         ({"max_cycles": 0}, r"max_cycles must be a positive integer"),
     ]:
         with pytest.raises(ValueError, match=message):

@@ -76,7 +76,7 @@ def test_spaces_and_observation_shape():
         ({"eggs": "triple", "series": True}, "eggs"),
         ({"series": 1}, "series"),
         ({"reward": "points"}, "reward"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "video"}, "render_mode"),
         ({"max_cycles": 0}, "max_cycles"),
     ],
 )

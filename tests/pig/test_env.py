@@ -203,7 +203,7 @@ def test_render_shows_the_table_with_every_hand_face_down():
     assert "??" in text
     assert not any(CARD_TEXTS[c] in text.split() for h in env.game_state.hands for c in h)
     with pytest.raises(ValueError, match="render_mode"):
-        make(render_mode="rgb_array")
+        make(render_mode="video")
 
 
 # ------------------------------------------------------------------------------- random play
