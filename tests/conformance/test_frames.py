@@ -5,6 +5,7 @@ and the omniscient view (a hand's cards are drawn)."""
 from __future__ import annotations
 
 import warnings
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -77,7 +78,7 @@ def test_frames_change_as_the_game_moves(game, options):
     else:
         frames, _ = _frames(game, options, limit=30)
     assert len(frames) > 5
-    for i, (before, after) in enumerate(zip(frames, frames[1:], strict=False)):
+    for i, (before, after) in enumerate(pairwise(frames)):
         assert not np.array_equal(before, after), f"step {i + 1} left the frame unchanged"
 
 
