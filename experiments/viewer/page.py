@@ -71,6 +71,7 @@ main { display: grid; grid-template-columns: minmax(0, 1fr) 360px; gap: 12px; pa
   border-radius: 10px; padding: 6px 10px; min-width: 0; }
 #center .row { display: flex; gap: 6px; align-items: center; margin: 2px 0; flex-wrap: wrap; }
 #center .label { color: #d8f0dd; font-size: 12px; min-width: 70px; }
+#center .row > .text { flex: 1 1 140px; min-width: 0; }
 #center .card { color: #222; }
 #center .card.red { color: #c0141c; }
 .played { display: flex; flex-wrap: wrap; gap: 8px; }

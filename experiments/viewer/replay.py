@@ -33,6 +33,7 @@ from kiaule_env.core.records import GameRecord, normalise
 
 #: the name of a tournament's records file inside its results folder
 GAMES_FILE = "games.jsonl"
+_SYMBOLS = frozenset(CARD_SYMBOLS)
 
 
 @dataclasses.dataclass
@@ -358,10 +359,13 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
 
 
 def _text_cards(text: str) -> list[str]:
-    """The symbols of the cards a move text names, in order (``lead JC 10H`` -> ``J♣ 10♥``;
-    Pig's ``pass Q`` names a rank, no card)."""
+    """The symbols of the cards a move text (or a move note, in symbols) names, in order
+    (``lead JC 10H`` -> ``J♣ 10♥``; Pig's ``pass Q`` names a rank, no card)."""
     out = []
     for token in text.split():
+        if token in _SYMBOLS:
+            out.append(token)
+            continue
         try:
             out.append(CARD_SYMBOLS[parse_card(token)])
         except (ValueError, KeyError, IndexError):

@@ -59,14 +59,8 @@ def _elgeta_extras(views: Sequence[Any], seat: int | None, record: GameRecord) -
     for i, (s, c) in enumerate(v.trick):
         newest = " (newest round)" if i >= v.round_start and v.round_start else ""
         rows.append({"label": f"player_{s}{newest}", "text": "", "cards": [CARD_SYMBOLS[c]]})
-    if v.last_taker >= 0:
-        rows.append(
-            {
-                "label": f"last trick, taken by player_{v.last_taker}",
-                "text": "",
-                "cards": [CARD_SYMBOLS[c] for _, c in v.last_trick],
-            }
-        )
+    if v.last_taker >= 0:  # its cards: the page's last trick row, under who played them
+        rows.append({"label": "last trick taken by", "text": f"player_{v.last_taker}", "cards": []})
     return rows
 
 
