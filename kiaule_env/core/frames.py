@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -105,33 +105,26 @@ def frame_size(table: Table) -> tuple[int, int]:
 def draw(table: Table) -> np.ndarray:
     """The ``(H, W, 3)`` ``uint8`` image of ``table`` (a new, writable array)."""
     image_module = require_pillow()
-    from PIL import ImageDraw
-
     height, width = frame_size(table)
     image = image_module.new("RGB", (width, height), _BACKGROUND)
-    pen = ImageDraw.Draw(image)
-    pen.text(
-        (MARGIN, MARGIN), _fit(table.title, width - 2 * MARGIN, 16), fill=_TEXT, font=_font(16)
-    )
+    _write(image, (MARGIN, MARGIN), _fit(table.title, width - 2 * MARGIN, 16), 16, _TEXT)
     y = MARGIN + TITLE_H
     for row in (*table.seats, *table.centre):
-        _draw_row(image, pen, row, y)
+        _draw_row(image, row, y)
         y += ROW_H
     for line in table.status[:STATUS_LINES]:
-        pen.text((MARGIN, y), _fit(line, width - 2 * MARGIN, 13), fill=_TEXT, font=_font(13))
+        _write(image, (MARGIN, y), _fit(line, width - 2 * MARGIN, 13), 13, _TEXT)
         y += LINE_H
     return np.array(image, dtype=np.uint8)
 
 
-def _draw_row(image: Any, pen: Any, row: Row, y: int) -> None:
+def _draw_row(image: Any, row: Row, y: int) -> None:
     """The label line, then the row's cards fanned to fit the width."""
-    label_font = _font(13)
     text = _fit(("> " if row.active else "") + row.label, WIDTH // 2, 13)
-    pen.text((MARGIN, y), text, fill=_ACTIVE if row.active else _TEXT, font=label_font)
+    width = _write(image, (MARGIN, y), text, 13, _ACTIVE if row.active else _TEXT)
     if row.note:
-        x = MARGIN + int(pen.textlength(text, font=label_font)) + 12
-        note = _fit(row.note, WIDTH - MARGIN - x, 12)
-        pen.text((x, y + 1), note, fill=_DIM, font=_font(12))
+        x = MARGIN + width + 12
+        _write(image, (x, y + 1), _fit(row.note, WIDTH - MARGIN - x, 12), 12, _DIM)
     groups = [group for group in row.groups if group]
     step = _step(groups)
     x = float(MARGIN)
@@ -155,6 +148,28 @@ def _step(groups: Sequence[Sequence[int | None]]) -> float:
     return min(float(CARD_W + CARD_GAP), room / fanned) if fanned else 0.0
 
 
+def _write(image: Any, xy: tuple[int, int], text: str, size: int, colour: tuple) -> int:
+    """Write ``text`` at ``xy`` in ``colour``; return its width in pixels."""
+    mask = _text_mask(text, size)
+    image.paste(colour, xy, mask)
+    return mask.width
+
+
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int) -> Any:
+    """``text`` at font ``size`` as a greyscale mask, drawn once: labels and notes repeat from
+    frame to frame, and drawing glyphs is most of a frame's time."""
+    image_module = require_pillow()
+    from PIL import ImageDraw
+
+    font = _font(size)
+    width = max(1, round(font.getlength(text)))
+    mask = image_module.new("L", (width, size + size // 2), 0)
+    ImageDraw.Draw(mask).text((0, 0), text, fill=255, font=font)
+    return mask
+
+
+@lru_cache(maxsize=4096)
 def _fit(text: str, width: int, size: int) -> str:
     """``text`` in the font's characters (:data:`_ASCII`), cut with an ellipsis to fit
     ``width`` pixels at font ``size``."""
