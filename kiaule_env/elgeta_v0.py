@@ -31,7 +31,9 @@ Options (constructor keywords)
 - ``stop_on_all_aces``: end the game as soon as, after a trick, one player holds every ace in
   play; he wins (default ``False``; E8; ``result["all_aces"] = True``).
 - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text) or ``"human"``
-  (prints it); the table shows pile sizes, never the cards in a pile.
+  (prints it); the table shows pile sizes, never the cards in a pile. ``"rgb_array"``:
+  ``render()`` returns an ``(H, W, 3)`` ``uint8`` image of the table for videos, every pile face
+  up from its top (the ``render`` extra).
 - ``max_cycles``: PettingZoo truncation after ``max_cycles × num_players`` agent steps (default
   ``None``, off).
 

@@ -33,7 +33,8 @@ Options (constructor keywords)
 - ``must_play_from_hand`` (default False): no ``search`` while holding the required suit or a
   joker; ``blind_drag_only_when_empty_hand`` (default False): ``drag blind`` only with an empty
   hand (G13).
-- ``render_mode`` ``"ansi"``/``"human"``/``None``; ``max_cycles`` (default ``None``) truncates
+- ``render_mode`` ``"ansi"``/``"human"``/``"rgb_array"`` (an image of the table with every hand
+  face up, for videos; the ``render`` extra)/``None``; ``max_cycles`` (default ``None``) truncates
   after ``max_cycles × num_players`` agent steps.
 
 ``reset(seed=…, options={"deck": [card texts, top first]})`` stacks a deal: position 0 starts the

@@ -22,7 +22,7 @@ Options (constructor keywords)
 | `eggs` | `None` | `None`: 60–60 gives no loss points; `"double"` (series only): the next decided game's loss points ×2^k after k eggs (K13) |
 | `series` | `False` | `True`: an episode is a series, until a team has 12+ loss points (K14) |
 | `reward` | `"loss_points"` | `"loss_points"`, `"win_loss"` (±1), `"card_points"` ((team points − 60) / 60) (K15) |
-| `render_mode` | `None` | `"ansi"` (``render()`` returns the table from above), `"human"` (prints it) |
+| `render_mode` | `None` | `"ansi"` (``render()`` returns the table from above), `"human"` (prints it), `"rgb_array"` (an image of the table for videos, every hand and discard face up; the `render` extra) |
 | `max_cycles` | `None` | truncate after `max_cycles × 4` agent steps |
 
 Bad values raise ``ValueError`` saying what is allowed.

@@ -45,7 +45,9 @@ Keywords (RULES §3; bad values raise ``ValueError`` saying what is allowed)
 * ``max_race_steps`` (default 20): the nose race is cut short after this many steps and the pig
   drawn among those who have not touched (P3).
 * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text) or ``"human"``
-  (prints it); hands are shown face down.
+  (prints it); hands are shown face down. ``"rgb_array"``: ``render()`` returns an
+  ``(H, W, 3)`` ``uint8`` image of the table for videos, every hand face up (the ``render``
+  extra).
 * ``max_cycles`` (default ``None``): truncates the episode after this many parallel steps.
 
 Reset options (RULES §0)
