@@ -71,8 +71,10 @@ class Row:
     active: bool = False
 
     @classmethod
-    def of(cls, label: str, cards: Sequence[int | None] = (), note: str = "", active: bool = False):
-        """A row with its cards as one run."""
+    def of(
+        cls, label: str, cards: Sequence[int | None] = (), note: str = "", active: bool = False
+    ) -> Row:
+        """A row with its cards as one run (``cards`` may be any sequence: a hand, a pile)."""
         return cls(label, (tuple(cards),) if cards else (), note, active)
 
 
