@@ -101,3 +101,15 @@ def test_pettingzoo_compat_smoke_on_the_installed_pettingzoo():
     steps = example.main([])
     assert set(steps) == {"kozel", "kiauliaganys", "pig", "elgeta", "pig-parallel"}
     assert all(n > 0 for n in steps.values())
+
+
+def test_openspiel_nfsp_kiauliaganys_smoke(capsys):
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("torch")
+    from experiments.examples import openspiel_nfsp_kiauliaganys as example
+
+    figures = example.main(["--smoke"])
+    assert figures.episodes == 4 and figures.eval_games == 2
+    assert figures.info_state_size == 9531  # 231 observation + 124 rows × 75 actions
+    assert -1.0 <= figures.mean_return_vs_random <= 1.0
+    assert "NFSP on 2-player Kiauliaganys" in capsys.readouterr().out
