@@ -1,4 +1,4 @@
-"""``kozel/heuristic``: a rule-based Kozel player (issue 6).
+"""``kozel/heuristic``: a rule-based Kozel player.
 
 It reads only the :class:`~agents.base.Decision`'s ``view`` and ``legal_moves`` (whose keys are
 the engine's move numbers), never the env state, and needs no observation vector, so it also runs

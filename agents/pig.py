@@ -1,4 +1,4 @@
-"""``pig/heuristic``: a rule-based Pig player (issue 6).
+"""``pig/heuristic``: a rule-based Pig player.
 
 It reads only the :class:`~agents.base.Decision` (the player's view and legal moves). Its rules:
 

@@ -1,4 +1,4 @@
-"""Training throughput before and after issue 18, measured in one run (``kiaule bench --train``).
+"""Training throughput of the previous and the current zoo configs (``kiaule bench --train``).
 
 For each game whose zoo training changed, the previous zoo config ("before", kept below as
 overrides of the current file) and the current config ("after") each run ``steps`` MaskablePPO
@@ -20,8 +20,9 @@ from typing import Any
 
 from experiments import train as train_mod
 
-#: the zoo configs before issue 18, as overrides of the current config files (commits b00d41a
-#: and 97c06d2); the Kiauliaganys "before" runs on today's observation (with its counting slices)
+#: the zoo configs before the imitation warm start and opponent lineups, as overrides of the
+#: current config files (commits b00d41a and 97c06d2); the Kiauliaganys "before" runs on
+#: today's observation (with its counting slices)
 PREVIOUS: dict[str, dict[str, Any]] = {
     "kiauliaganys": {
         "opponents": {"mix": {"heuristic": 0.7, "self": 0.3}, "snapshot_every": 50000},

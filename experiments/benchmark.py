@@ -105,7 +105,7 @@ SEARCH_GAMES = 200
 #: games of the Kozel team-play study (10 per deal: three pairings, 4 + 4 + 2 seatings)
 TEAM_GAMES = 6000
 
-#: the Kozel team-play study (issue 18): the learned team, the mixed team and the rule-based team
+#: the Kozel team-play study: the learned team, the mixed team and the rule-based team
 KOZEL_TEAMS = SuiteEntry(
     "kozel",
     TEAM_GAMES,

@@ -133,8 +133,8 @@ Illegal actions: ``env()`` follows PettingZoo's classic convention (the offender
 episode ends); ``raw_env`` raises ``ValueError`` naming the action and the legal moves.
 
 Version history: v0, first release; G10a (repetition, default on; one more observation entry)
-added within v0; the card-counting slices (29 entries for four players, issue 18) added within
-v0. Model files record their observation layout and are refused for another one.
+added within v0; the card-counting slices (29 entries for four players) added within v0.
+Model files record their observation layout and are refused for another one.
 """
 
 from __future__ import annotations

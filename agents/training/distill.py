@@ -1,4 +1,4 @@
-"""Warm start by imitation: DAgger from a teacher agent into the MaskablePPO network (issue 18).
+"""Warm start by imitation: DAgger from a teacher agent into the MaskablePPO network.
 
 A training config with a ``warm_start`` section (``experiments/configs/kiauliaganys.yaml``)
 first runs this, then PPO continues from the imitated weights for ``total_timesteps``:

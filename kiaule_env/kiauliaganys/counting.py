@@ -2,7 +2,7 @@
 
 Shared by the rule-based agent (``agents/kiauliaganys.py``) and the observation encoder's
 ``counting`` slices, so that learned agents see the same derived quantities the heuristic reasons
-with (issue 18) without having to extract them from the raw card slices. Everything here reads a
+with, without having to extract them from the raw card slices. Everything here reads a
 :class:`~kiaule_env.kiauliaganys.rules.View` only: nothing a player may not know.
 
 - :func:`unseen_counts`: per suit, the cards the viewer has not seen (face-down or hidden in

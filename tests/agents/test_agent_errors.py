@@ -152,7 +152,7 @@ def test_metadata_json_is_an_object(pig_model, tmp_path):
         learned.register_model(bad)
 
 
-# ---------------------------------------------------------------- observation layouts (issue 18)
+# ---------------------------------------------------------------- observation layouts
 def _pig_meta() -> dict:
     return json.loads(zipfile.ZipFile(ZOO_PIG).read(META_ENTRY))
 

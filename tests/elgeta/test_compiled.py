@@ -6,7 +6,8 @@ the same seat to act, the same legal actions for every seat, after every step th
 deltas, and the same last step. Stacked scenarios add the endings random deals almost never
 reach (E5 draws and single able players, E8 cycles on and next to the cap, capped ties, all
 aces); resampled states check the E8 look-ahead against a history that is not the state's own
-past. ``measure`` gives the playout speeds of both simulators (see the report of issue 15).
+past. ``measure`` gives the playout speeds of both simulators (``kiaule bench --engine``
+reports them).
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def _random_split(config: rules.Config, rng: np.random.Generator) -> list[list[s
 
 
 #: deals per configuration of each differential test below; ``ELGETA_COMPILED_SCALE`` (a
-#: float, default 3.4: 10,089 deals in all, issue 15) multiplies them (not the 52-card variants)
+#: float, default 3.4: 10,089 deals in all) multiplies them (not the 52-card variants)
 _SCALE = float(os.environ.get("ELGETA_COMPILED_SCALE", "3.4"))
 
 

@@ -1,5 +1,5 @@
-"""``kiaule bench --train`` (issue 18): before and after rows measured in one run, with their
-time shares, and the warm start's labelling and fit throughput."""
+"""``kiaule bench --train``: the previous ("before") and current ("after") zoo configs measured
+in one run, with their time shares, and the warm start's labelling and fit throughput."""
 
 from __future__ import annotations
 

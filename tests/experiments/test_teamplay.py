@@ -1,4 +1,4 @@
-"""The team-play study (issue 18; Kozel K1 teams): given teams, also teams sharing an agent, play
+"""The team-play study (Kozel K1 teams): given teams, also teams sharing an agent, play
 each other on duplicate deals; results per team composition, metrics split by partner, and the
 coordination gain; the benchmark's ``kozel-teams`` entry and its report section."""
 

@@ -94,7 +94,7 @@ def test_observation_contents_after_a_search_and_a_take():
         [0, 0, 0, 0],
     ]
     assert not mine["match_years"].any()
-    # public card counting (issue 18): the 7 unseen cards are 8S…AS; player_1 holds 6C face up
+    # public card counting: the 7 unseen cards are 8S…AS; player_1 holds 6C face up
     # and 7 hidden cards, none of them clubs (G4 not_suit), so he surely has clubs and spades
     # and surely lacks diamonds and hearts; player_2 holds nothing; my own row is what I hold
     assert (mine["unseen"] * 36).round().tolist() == [0, 0, 0, 7, 0]

@@ -1,4 +1,4 @@
-"""Differential test of Pig's compiled playout twin (``kiaule_env/pig/compiled.py``, issue 15).
+"""Differential test of Pig's compiled playout twin (``kiaule_env/pig/compiled.py``).
 
 Seeded random deals of every option variant are played through the Python engine (the
 reference) and the twin side by side: at every decision the twin's array equals
@@ -340,7 +340,7 @@ def test_legal_of_a_seat_not_in_or_out_of_range_is_empty():
     assert C.legal(s, 2, out) == 0 and C.to_act(s, out) == 3
 
 
-# ---------------------------------------------------------------------- speed (issue 15)
+# ---------------------------------------------------------------------- speed
 class _CountingSimulator(PythonSimulator):
     """The Python simulator, counting ``apply`` steps."""
 

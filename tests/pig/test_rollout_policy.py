@@ -1,4 +1,4 @@
-"""Pig's compiled rollout policy (``policy_playout`` of ``kiaule_env/pig/compiled.py``, issue 15).
+"""Pig's compiled rollout policy (``policy_playout`` of ``kiaule_env/pig/compiled.py``).
 
 Recorded policy playouts (``policy_playout_trace``) are replayed through the Python engine: every
 action is legal there and the rewards, eliminations and letters match (P3, P5, P7, P9). The

@@ -1,4 +1,4 @@
-"""The imitation warm start (``agents.training.distill``, issue 18): labels are the teacher's
+"""The imitation warm start (``agents.training.distill``): labels are the teacher's
 moves at real choices, the network learns them, rounds resume from their files, the labels do not
 depend on the number of worker processes, and a bad ``warm_start`` section is refused."""
 

@@ -133,7 +133,7 @@ def test_evaluate_rotates_seats_on_the_same_deals():
 
 
 def test_lineups_seat_their_members_clockwise_from_the_learner():
-    """``opponents.lineups`` (issue 18): a snapshot opposite the learner between heuristics."""
+    """``opponents.lineups``: a snapshot opposite the learner between heuristics."""
     from agents.training.wrapper import LearnerEnv
 
     pool = OpponentPool(
