@@ -16,6 +16,7 @@ from kiaule_env.cards import CARD_TEXTS
 from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.frames import Table
 from kiaule_env.elgeta import rules
+from kiaule_env.elgeta.display import frame_table, render_table
 from kiaule_env.elgeta.encoding import (
     PLAY_ACTION,
     ActionCodec,
@@ -90,14 +91,10 @@ class Engine(RulesEngine):
         return self.codec.parse(text)
 
     def render(self, state: State) -> str:
-        from kiaule_env.elgeta.env import render_table
-
         return render_table(state)
 
     def table(self, state: State) -> Table:
         """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``)."""
-        from kiaule_env.elgeta.env import frame_table
-
         return frame_table(state, self.result(state) if state.over else None)
 
     def sample_state(self, view: Any, rng: np.random.Generator) -> State:

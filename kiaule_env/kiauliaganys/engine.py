@@ -18,6 +18,7 @@ from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.frames import Table
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys.display import frame_table, render_table
 from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.kiauliaganys.rules import OVER, Config, State
 
@@ -90,14 +91,10 @@ class Engine(RulesEngine):
         return self.codec.index_of[move]
 
     def render(self, state: State) -> str:
-        from kiaule_env.kiauliaganys.env import render_table
-
         return render_table(state, None)
 
     def table(self, state: State) -> Table:
         """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``)."""
-        from kiaule_env.kiauliaganys.env import frame_table
-
         return frame_table(state)
 
     def sample_state(self, view: rules.View, rng: np.random.Generator) -> State:

@@ -15,6 +15,7 @@ from kiaule_env.core.engine import HIDDEN_CARD, RulesEngine
 from kiaule_env.core.frames import Table
 from kiaule_env.core.options import decks_option, stacked_decks
 from kiaule_env.kozel import rules
+from kiaule_env.kozel.display import frame_table, render_table
 from kiaule_env.kozel.encoding import CODEC, ENCODER, state_encoder
 from kiaule_env.kozel.rules import DECK, NUM_PLAYERS, PHASE_OVER, Config, State
 
@@ -82,14 +83,10 @@ class Engine(RulesEngine):
         return rules.parse_move(state, text)
 
     def render(self, state: State) -> str:
-        from kiaule_env.kozel.env import render_table
-
         return render_table(state)
 
     def table(self, state: State) -> Table:
         """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``)."""
-        from kiaule_env.kozel.env import frame_table
-
         return frame_table(state)
 
     def sample_state(self, view: Any, rng: np.random.Generator) -> State:

@@ -18,6 +18,7 @@ from kiaule_env.core.engine import HIDDEN_CARD, RulesEngine
 from kiaule_env.core.frames import Table
 from kiaule_env.core.options import shuffled_texts
 from kiaule_env.pig import rules
+from kiaule_env.pig.display import frame_table, render_table
 from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.pig.rules import OVER, WAIT, Config, State
 
@@ -95,14 +96,10 @@ class Engine(RulesEngine):
         return self.codec.parse(text)
 
     def render(self, state: State) -> str:
-        from kiaule_env.pig.env import render_table
-
         return render_table(state)
 
     def table(self, state: State) -> Table:
         """The table as the omniscient onlooker sees it (``render_mode="rgb_array"``)."""
-        from kiaule_env.pig.env import frame_table
-
         return frame_table(state)
 
     def sample_state(self, view: Any, rng: np.random.Generator) -> State:
