@@ -36,6 +36,7 @@ from typing import Any
 from experiments.cli_args import (
     Parser,
     check_output_dir,
+    describe,
     fail,
     non_negative_int,
     positive_float,
@@ -728,14 +729,18 @@ def _check_overrides(specs: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="kiaule benchmark", description=__doc__.splitlines()[0])
+    parser = Parser(prog="kiaule benchmark", description=describe(__doc__))
     parser.add_argument(
         "--scale", type=positive_float, default=1.0, help="multiply every game count"
     )
     parser.add_argument("--workers", type=positive_int, default=None, help="default: all cores")
     add_backend_arguments(parser)
-    parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument("--only", nargs="+", choices=list(GAMES), default=None)
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="seed of every tournament (default 0)"
+    )
+    parser.add_argument(
+        "--only", nargs="+", choices=list(GAMES), default=None, help="only these games' entries"
+    )
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -751,7 +756,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"report folder (default {DEFAULT_OUT}; {PUBLISHED_TEXT} rewrites the published "
         "results)",
     )
-    parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=DEFAULT_WORK,
+        help=f"the tournaments' folders, resumable (default {DEFAULT_WORK})",
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -759,8 +769,8 @@ def main(argv: list[str] | None = None) -> int:
         "restart --work tournaments that cannot be resumed",
     )
     parser.add_argument("--no-speed", action="store_true", help="skip the Kozel speed run")
-    parser.add_argument("--no-plots", action="store_true")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-plots", action="store_true", help="no plot images")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     check_backend_arguments(parser, args)
     try:

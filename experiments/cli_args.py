@@ -9,12 +9,26 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from kiaule_env.core.options import parse_value
+
+#: reStructuredText markup in docstrings: a role with its target, a ``literal``, a `text`
+_RST_MARKUP = re.compile(r"(?::[a-z]+:)?`{1,2}~?([^`]+?)`{1,2}")
+
+
+def describe(doc: str | None, paragraphs: int = 1) -> str:
+    """A module docstring's first ``paragraphs`` paragraphs as plain help text for ``--help``.
+
+    Docstrings are written for the API reference, in reStructuredText; a terminal shows the
+    markup as it is, so roles and backticks are dropped and the text inside them kept.
+    """
+    text = "\n\n".join((doc or "").strip().split("\n\n")[:paragraphs])
+    return _RST_MARKUP.sub(r"\1", " ".join(text.split()))
 
 
 class Parser(argparse.ArgumentParser):

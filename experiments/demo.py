@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.random_agent import RandomAgent
-from experiments.cli_args import Parser, fail, non_negative_int
+from experiments.cli_args import Parser, describe, fail, non_negative_int
 from experiments.play import table_renderer
 from kiaule_env import GAMES
 from kiaule_env.core.engine import text_seen_by
@@ -76,9 +76,13 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="kiaule demo", description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=list(GAMES), nargs="?", default="kozel")
-    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser = Parser(prog="kiaule demo", description=describe(__doc__))
+    parser.add_argument(
+        "game", choices=list(GAMES), nargs="?", default="kozel", help="the game (default kozel)"
+    )
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="seed of the deal and the agents"
+    )
     parser.add_argument(
         "--seat",
         type=non_negative_int,

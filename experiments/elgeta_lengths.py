@@ -219,21 +219,42 @@ def plot_histogram(results, edges, counts, config: rules.Config, path: Path) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from experiments.cli_args import Parser, non_negative_int, positive_int
+    from experiments.cli_args import Parser, describe, non_negative_int, positive_int
 
-    parser = Parser(prog="kiaule elgeta-lengths", description=__doc__.splitlines()[0])
+    parser = Parser(prog="kiaule elgeta-lengths", description=describe(__doc__))
     parser.add_argument(
         "--deals", type=positive_int, default=100_000, help="deals per player count"
     )
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
-    parser.add_argument("--deck", default="52", choices=list(rules.ALLOWED_DECKS))
-    parser.add_argument("--max-tricks", type=positive_int, default=10_000)
-    parser.add_argument("--stop-on-all-aces", action="store_true")
-    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument(
+        "--players",
+        type=int,
+        nargs="+",
+        default=[2, 3, 4],
+        choices=[2, 3, 4],
+        help="player counts to study (default 2 3 4)",
+    )
+    parser.add_argument(
+        "--deck", default="52", choices=list(rules.ALLOWED_DECKS), help="the deck (default 52)"
+    )
+    parser.add_argument(
+        "--max-tricks",
+        type=positive_int,
+        default=10_000,
+        help="the rules' max_tricks option (E8): a deal ends after this many tricks (default "
+        "10,000)",
+    )
+    parser.add_argument(
+        "--stop-on-all-aces",
+        action="store_true",
+        help="the rules' stop_on_all_aces option (E8): a deal ends when one pile holds every ace",
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the first deal")
     parser.add_argument("--workers", type=positive_int, default=2, help="processes (1: no pool)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--no-plot", action="store_true")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})"
+    )
+    parser.add_argument("--no-plot", action="store_true", help="no histogram image")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be at least 1")

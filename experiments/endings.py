@@ -20,7 +20,6 @@ Every game is seeded (deal ``d`` is ``reset(seed=d)``, seat ``s`` plays with age
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -29,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from experiments.cli_args import Parser, describe
 from kiaule_env.core.play import play_episode
 
 DEFAULT_OUT = Path("experiments/results/endings")
@@ -187,13 +187,19 @@ def pig_table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kiaule endings", description=__doc__.splitlines()[0])
+    parser = Parser(prog="kiaule endings", description=describe(__doc__))
     parser.add_argument("--deals", type=int, default=60, help="Kiauliaganys deals per count")
-    parser.add_argument("--players", type=int, nargs="+", default=list(PLAYERS))
+    parser.add_argument(
+        "--players",
+        type=int,
+        nargs="+",
+        default=list(PLAYERS),
+        help=f"Kiauliaganys player counts (default {' '.join(map(str, PLAYERS))})",
+    )
     parser.add_argument("--pig-rounds", type=int, default=200, help="Pig one-round episodes")
     parser.add_argument("--pig-games", type=int, default=30, help="Pig full games")
     parser.add_argument("--skip-ppo", action="store_true", help="Pig: heuristic lineup only")
-    parser.add_argument("--skip-pig", action="store_true")
+    parser.add_argument("--skip-pig", action="store_true", help="Kiauliaganys only")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="table.md, summary.json")
     args = parser.parse_args(argv)
     kia = kiauliaganys_endings(args.players, args.deals)

@@ -22,7 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from experiments.cli_args import Parser, fail, non_negative_int, positive_float, positive_int
+from experiments.cli_args import (
+    Parser,
+    describe,
+    fail,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from kiaule_env import GAMES
 from kiaule_env.core.play import play_episode
 from kiaule_env.extras import require
@@ -139,10 +146,14 @@ def format_timings(timings: Sequence[FrameTiming]) -> str:
 
 
 def _parser() -> Parser:
-    parser = Parser(prog="kiaule frames", description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=list(GAMES), nargs="?", default=None)
+    parser = Parser(prog="kiaule frames", description=describe(__doc__))
+    parser.add_argument(
+        "game", choices=list(GAMES), nargs="?", default=None, help="the game to record"
+    )
     parser.add_argument("--out", type=Path, default=None, help="the GIF to write (*.gif)")
-    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="seed of the deal and the agents"
+    )
     parser.add_argument(
         "--agent", default="random", help="registered agent kind in every seat (kiaule agents)"
     )

@@ -6,13 +6,15 @@ Options go after the name wherever agents are named: ``kozel/pimc:worlds=64,roll
 from __future__ import annotations
 
 import agents
-from experiments.cli_args import Parser
+from experiments.cli_args import Parser, describe
 from kiaule_env import GAMES
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="kiaule agents", description=__doc__)
-    parser.add_argument("game", nargs="?", choices=list(GAMES))
+    parser = Parser(prog="kiaule agents", description=describe(__doc__, paragraphs=2))
+    parser.add_argument(
+        "game", nargs="?", choices=list(GAMES), help="only this game's agents (default: every game)"
+    )
     args = parser.parse_args(argv)
     from agents.registry import agent_options
 

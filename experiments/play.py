@@ -20,7 +20,7 @@ from typing import Any
 
 import agents as agent_registry
 from agents.base import Decision, decision_from_env
-from experiments.cli_args import Parser, fail, non_negative_int, parse_key_values
+from experiments.cli_args import Parser, describe, fail, non_negative_int, parse_key_values
 from kiaule_env import GAMES
 from kiaule_env.core.engine import text_seen_by
 
@@ -204,8 +204,8 @@ def _announcer(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="kiaule play", description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=list(GAMES))
+    parser = Parser(prog="kiaule play", description=describe(__doc__))
+    parser.add_argument("game", choices=list(GAMES), help="the game to play")
     parser.add_argument("--seat", type=non_negative_int, default=0, help="your seat (0 acts first)")
     parser.add_argument(
         "--opponents",
@@ -231,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         help="--web: where to save the game record (never overwritten; default "
         "runs/play/<game>-<time>.json)",
     )
-    parser.add_argument("--seed", type=non_negative_int, default=None)
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=None, help="seed of the deal and the agents"
+    )
     parser.add_argument(
         "--set",
         nargs="*",

@@ -12,7 +12,7 @@ import sys
 import time
 
 from agents.random_agent import RandomAgent
-from experiments.cli_args import Parser, non_negative_int, positive_int
+from experiments.cli_args import Parser, describe, non_negative_int, positive_int
 from kiaule_env import GAMES
 from kiaule_env.core.game import GameDescriptor
 from kiaule_env.core.play import play_episode
@@ -70,11 +70,13 @@ def run(game: str, games: int, seed: int, progress: bool = True) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="kiaule soak", description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=[*GAMES, "all"])
-    parser.add_argument("--games", type=positive_int, default=10_000)
-    parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument("--no-progress", action="store_true")
+    parser = Parser(prog="kiaule soak", description=describe(__doc__))
+    parser.add_argument("game", choices=[*GAMES, "all"], help="the game, or all of them")
+    parser.add_argument(
+        "--games", type=positive_int, default=10_000, help="random games per game (default 10,000)"
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the first game")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     names = list(GAMES) if args.game == "all" else [args.game]
     failures = sum(run(n, args.games, args.seed, not args.no_progress) for n in names)

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from experiments.cli_args import Parser, check_output_dir, choice_of, positive_int
+from experiments.cli_args import Parser, check_output_dir, choice_of, describe, positive_int
 from experiments.outdir import claim_output, write_atomic
 from experiments.tournament import TournamentConfig, run_tournament
 
@@ -213,8 +213,14 @@ def main(argv: list[str] | None = None) -> int:
     from kiaule_env import GAMES
 
     searchable = [g for g, d in GAMES.items() if d.has_decisions]
-    parser = Parser(prog="kiaule strength", description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="+", type=choice_of(searchable, "game"), default=None)
+    parser = Parser(prog="kiaule strength", description=describe(__doc__))
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        type=choice_of(searchable, "game"),
+        default=None,
+        help="only these games (default: every game with search agents)",
+    )
     parser.add_argument("--games", type=positive_int, default=1000, help="games per tournament")
     parser.add_argument(
         "--budget-games",
@@ -222,11 +228,35 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="games per tournament at the budgets other than the default (default: --games)",
     )
-    parser.add_argument("--kinds", nargs="+", choices=["pimc", "ismcts"], default=None)
-    parser.add_argument("--budgets", nargs="+", type=positive_int, default=list(BUDGETS))
-    parser.add_argument("--default", type=positive_int, default=DEFAULT_BUDGET)
+    parser.add_argument(
+        "--kinds",
+        nargs="+",
+        choices=["pimc", "ismcts"],
+        default=None,
+        help="only these search kinds (default: both)",
+    )
+    parser.add_argument(
+        "--budgets",
+        nargs="+",
+        type=positive_int,
+        default=list(BUDGETS),
+        help="search budgets (worlds) played against the heuristic "
+        f"(default {' '.join(map(str, BUDGETS))})",
+    )
+    parser.add_argument(
+        "--default",
+        type=positive_int,
+        default=DEFAULT_BUDGET,
+        help="the budget also played against the zoo model and timed per move "
+        f"(default {DEFAULT_BUDGET})",
+    )
     parser.add_argument("--workers", type=positive_int, default=None, help="default: all cores")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"table, results.json and plot (default: the published {DEFAULT_OUT})",
+    )
     parser.add_argument(
         "--merge",
         nargs="+",
@@ -235,7 +265,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="write the table and plot from these earlier --out folders instead of playing",
     )
-    parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=DEFAULT_WORK,
+        help=f"the tournaments' folders, resumable (default {DEFAULT_WORK})",
+    )
     parser.add_argument(
         "--force",
         action="store_true",

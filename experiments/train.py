@@ -41,6 +41,7 @@ from typing import Any
 
 from experiments.cli_args import (
     Parser,
+    describe,
     fail,
     non_negative_int,
     positive_float,
@@ -966,8 +967,20 @@ def write_results(path: str | Path, key: str, results: list[dict[str, Any]]) -> 
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
+def _set_help() -> str:
+    """``--set``'s help: the config keys it takes, read from :data:`DEFAULTS` so that it
+    lists exactly the keys a config has."""
+    plain = [k for k, v in DEFAULTS.items() if not isinstance(v, dict) and k != "warm_start"]
+    sections = [k for k, v in DEFAULTS.items() if isinstance(v, dict) or k == "warm_start"]
+    return (
+        "override one config key (repeatable; the value is read as YAML): "
+        f"{', '.join(plain)}, or a key of a section as SECTION.KEY, sections "
+        f"{', '.join(sections)} (e.g. ppo.learning_rate=3e-4)"
+    )
+
+
 def _parser() -> Parser:
-    parser = Parser(prog="kiaule train", description=__doc__.split("\n")[0])
+    parser = Parser(prog="kiaule train", description=describe(__doc__))
     parser.add_argument("config", nargs="?", help="a game name or a config file (YAML/JSON)")
     parser.add_argument(
         "--timesteps",
@@ -978,9 +991,21 @@ def _parser() -> Parser:
     parser.add_argument(
         "--time-budget", type=positive_float, help="stop learning after this many seconds"
     )
-    parser.add_argument("--seed", type=non_negative_int)
-    parser.add_argument("--n-envs", type=positive_int)
-    parser.add_argument("--vec-env", choices=["dummy", "subproc"])
+    parser.add_argument(
+        "--seed",
+        type=non_negative_int,
+        help=f"training seed (overrides config; default {DEFAULTS['seed']})",
+    )
+    parser.add_argument(
+        "--n-envs",
+        type=positive_int,
+        help=f"parallel training envs (overrides config; default {DEFAULTS['n_envs']})",
+    )
+    parser.add_argument(
+        "--vec-env",
+        choices=["dummy", "subproc"],
+        help="envs in this process (dummy) or one process each (subproc); overrides config",
+    )
     parser.add_argument("--output", help="output folder (default runs/<game>)")
     parser.add_argument("--resume", help="a checkpoint zip to continue from")
     parser.add_argument(
@@ -992,7 +1017,7 @@ def _parser() -> Parser:
     parser.add_argument(
         "--export", help="also write the final model, without optimizer moments, to this path"
     )
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=_set_help())
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--evaluate", metavar="MODEL", help="only evaluate a model file (or an agent name)"
@@ -1001,8 +1026,18 @@ def _parser() -> Parser:
     parser.add_argument(
         "--deals", type=positive_int, default=250, help="deals per opponent (--evaluate)"
     )
-    parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"])
-    parser.add_argument("--eval-seed", type=non_negative_int, default=20_000)
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["random", "heuristic"],
+        help="agents the model is evaluated against (--evaluate; default random heuristic)",
+    )
+    parser.add_argument(
+        "--eval-seed",
+        type=non_negative_int,
+        default=20_000,
+        help="seed of the first evaluation deal (--evaluate; default 20000)",
+    )
     parser.add_argument(
         "--trainer",
         choices=["sb3", "rllib"],

@@ -172,7 +172,7 @@ def add_backend_arguments(parser: Parser) -> None:
         "--address",
         default=None,
         metavar="HOST:PORT",
-        help="an existing Ray cluster (what `ray start --head` prints; 'auto' finds one on "
+        help="an existing Ray cluster (what 'ray start --head' prints; 'auto' finds one on "
         "this machine); default: start a local Ray",
     )
 
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Duplicate-deal tournament between registered agents, with paired 95% CIs, "
         "head-to-head, OpenSkill ratings and research metrics.",
     )
-    parser.add_argument("game", choices=known_games())
+    parser.add_argument("game", choices=known_games(), help="the game")
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -199,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--games", type=positive_int, default=1000, help="at least this many games (whole deals)"
     )
-    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="seed of the deals and agents (default 0)"
+    )
     parser.add_argument(
         "--workers", type=positive_int, default=None, help="default: all cores (of the cluster)"
     )
@@ -239,8 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         "team composition, metrics split by partner, the coordination gain",
     )
     parser.add_argument("--no-records", action="store_true", help="do not store game records")
-    parser.add_argument("--no-plots", action="store_true")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-plots", action="store_true", help="no plot images")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     check_backend_arguments(parser, args)
     try:
