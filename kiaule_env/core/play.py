@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kiaule_env.core.engine import check_action
-from kiaule_env.core.records import normalise
+from kiaule_env.core.jsonable import normalise
 
 _UNSET: Any = object()
 

@@ -14,6 +14,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kiaule_env import game_of_env
+from kiaule_env.core.jsonable import normalise, to_plain
+from kiaule_env.core.play import play_episode
+
 
 @dataclass
 class GameRecord:
@@ -33,7 +37,7 @@ class GameRecord:
         data = asdict(self)
         if data["policies"] is None:
             del data["policies"]  # the same file as before the field existed
-        return json.dumps(data, indent=1, default=_jsonable)
+        return json.dumps(data, indent=1, default=to_plain)
 
     @classmethod
     def from_json(cls, text: str, where: str = "game record") -> GameRecord:
@@ -130,17 +134,6 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    raise TypeError(f"cannot store {type(value).__name__} in a game record")
-
-
-def normalise(value: Any) -> Any:
-    """JSON round trip, so results compare equal however they were produced."""
-    return json.loads(json.dumps(value, default=_jsonable))
-
-
 def play_recorded(
     make_env: Callable[..., Any],
     env_id: str,
@@ -159,8 +152,6 @@ def play_recorded(
     follows ``env``'s convention: ``raw_env`` raises ``ValueError``, ``env()`` ends the
     episode with −1 for the offender.
     """
-    from kiaule_env.core.play import play_episode
-
     env = make_env(**env_kwargs)
     players = [_Chooser(choose, env)] * len(env.possible_agents)
     episode = play_episode(env, players, seed, options, record=True, api=True)
@@ -235,9 +226,6 @@ def replay(
 
 def replay_episode(make_env: Callable[..., Any], record: GameRecord, observer: Any = None) -> Any:
     """:func:`replay`, returning the whole :class:`~kiaule_env.core.play.Episode` (rewards)."""
-    from kiaule_env import game_of_env
-    from kiaule_env.core.play import play_episode
-
     env = make_env(**record.env_kwargs)
     game = game_of_env(env)
     if game is not None and game.env_id != record.env_id:
