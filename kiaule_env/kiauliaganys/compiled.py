@@ -3,22 +3,18 @@
 Why a second implementation
 ---------------------------
 Search agents (PIMC, IS-MCTS, ``agents/search.py``) play the current *deal* to its end thousands
-of times per move. The Python engine (:mod:`kiaule_env.kiauliaganys.rules`) does about 55,000
-steps/s; this module does the same deal-level rules on one flat ``np.int64`` array with
-``numba.njit(cache=True)`` functions, more than 20 times as fast. The Python engine stays the
+of times per move, more than the Python engine (:mod:`kiaule_env.kiauliaganys.rules`) can play
+in the time a move has; this module does the same deal-level rules on one flat ``np.int64``
+array with ``numba.njit(cache=True)`` functions, many times as fast. The Python engine stays the
 reference for the env and everything else; this twin is only behind
 :class:`kiaule_env.core.simulate.CompiledSimulator` and is verified against the reference by
 the differential test ``tests/kiauliaganys/test_compiled.py`` (seeded random deals over every
 option variant: after every step the same array as :func:`encode` of the Python state, the same
 acting seat, the same legal actions, the same reward deltas and the deal's end at the same step).
 
-Measured (``measure`` in the test, CPU time of one core, random playouts of fresh deals): about
-2.4–2.7 M steps/s compiled against 63–73 k for the Python engine (36–42×), for 4 players/52
-cards, 6/54 and 2/36. First use compiles for ~12 s of CPU (empty cache); a process that finds
-numba's cache (``__pycache__``, no ``NUMBA_CACHE_DIR`` needed) starts in ~1.7 s.
-
-The differential test played 10,013 random deals over 17 option variants without a difference
-(about 130 s of CPU); its default run plays 3,400 of them (about 55 s).
+``measure`` in the test times random playouts of fresh deals on one core; the measured speeds,
+compile times and the differential test's size are in ``docs/compiled-twins.md``. A process that
+finds numba's cache (``__pycache__``, no ``NUMBA_CACHE_DIR`` needed) does not compile again.
 
 What it covers
 --------------
@@ -46,11 +42,12 @@ Rollout policy
 :func:`policy_playout` (``rollout="policy"``, the search agents' default here) plays the deal to
 its end with a cheap counterpart of the rule-based agent (``agents/kiauliaganys.py``) on every
 seat. Random continuations say little about a move in this game (PIMC with random playouts
-lost to the heuristic, −0.198 ± 0.037 per game over 200 games). Inside a determinized world
+loses to the heuristic). Inside a determinized world
 every hand and the face-down order are known, so the policy reads them instead of counting
 cards. Each decision takes the best legal action (from :func:`legal`) by these rules, ties at
 random (so playouts from one state differ); with probability :data:`POLICY_EPSILON` it takes a
-uniformly random one instead (0.05; 0 measured no better, below):
+uniformly random one instead (its cost and the strength that set the 0.05:
+``docs/compiled-twins.md``):
 
 1. **Match** (G4/G5): play from hand when possible, a suited card before a joker; otherwise
    ``search`` while face-down cards remain, else ``take``.
@@ -68,25 +65,8 @@ uniformly random one instead (0.05; 0 measured no better, below):
    the mover the swineherd, he moves at random to leave the cycle; otherwise he keeps to rules
    1–3 (deterministic apart from the tie-breaks, so a cycle that favours him tends to recur).
 
-It costs about as much per step as a random playout (measured on one core: 2.0 M steps/s against
-2.4 M for :func:`random_playout` with 4 players/52 cards, 2.25 M against 2.1 M for 2/36, 2.2 M
-against 2.6 M for 6/54). Its deals are shorter, so the rate in playouts per second is the same
-or higher (15.0 k against 14.8 k, 31.8 k against 25.3 k, 14.2 k against 12.8 k). About 19% of
-its 4-player playouts end by G10a repetition (random playouts: 2%).
-
-Strength (duplicate tournaments, 200 games, 4 players, against ``kiauliaganys/heuristic``, one
-worker on a shared 2-core machine; mean reward per game and 95% interval):
-
-=====================================  ==========================  =========
-agent                                  mean reward [95% CI]        wall time
-=====================================  ==========================  =========
-``pimc``, random rollouts (the issue)  −0.198 ± 0.037
-``pimc`` (worlds=16), epsilon 0.05     +0.007 [−0.034, +0.047]     199 s
-``pimc`` (worlds=16), epsilon 0        +0.033 [−0.010, +0.077]     139 s
-``pimc:worlds=32``, epsilon 0.05       +0.062 [+0.019, +0.105]     428 s
-``pimc:worlds=32``, epsilon 0           +0.005 [−0.040, +0.050]     252 s
-``ismcts`` (128 iterations), eps. 0.05 +0.085 [+0.046, +0.124]     244 s
-=====================================  ==========================  =========
+It costs about as much per step as a random playout and its deals are shorter, so search
+keeps its number of playouts per move while its continuations become informative.
 
 Array layout
 ------------

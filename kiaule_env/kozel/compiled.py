@@ -3,10 +3,11 @@
 Why a second implementation
 ---------------------------
 Search agents (PIMC, IS-MCTS; :mod:`kiaule_env.core.simulate`) play the current *deal* — one
-Kozel game, or the current game of a series — to its end thousands of times per move. The Python
-engine (:mod:`kiaule_env.kozel.rules`) does about 55,000 steps/s; this module does the same
-rules on an ``int64`` array with ``numba.njit(cache=True)`` functions, more than 20 times
-faster. The Python engine stays the reference: the env, the observation and everything public
+Kozel game, or the current game of a series — to its end thousands of times per move, more
+than the Python engine (:mod:`kiaule_env.kozel.rules`) can play in the time a move has; this
+module does the same rules on an ``int64`` array with ``numba.njit(cache=True)`` functions, many
+times faster (measured figures: ``docs/compiled-twins.md``, and ``kiaule bench --engine``). The
+Python engine stays the reference: the env, the observation and everything public
 use it. This twin is only a simulator, and it is verified against the engine by the
 differential test ``tests/kozel/test_compiled.py``: thousands of seeded random deals over every
 option combination, played through both, with the same encoded array, acting seat, legal
@@ -79,12 +80,9 @@ offset              size   content
 
 :data:`SIZE` is the total. Actions are the engine's move numbers (codec indices 0–46).
 
-Speed (one core of the shared 2-core dev machine, ``measure`` in the test module): 2.5–3.8 M
-random-playout steps/s through ``CompiledSimulator.playout`` against 64–98 thousand for
-``PythonSimulator`` when the machine was quiet, 35–50 times faster (about 1 M against 23
-thousand under load, the same ratio). Seeding numba's Mersenne Twister costs about 4 µs per
-playout, a fifth of a 30-step playout; the first use compiles for about 20 s, later processes
-load the cache (``__pycache__``, no ``NUMBA_CACHE_DIR`` needed) in about 1.5 s.
+Speed: ``measure`` in the test module times random playouts of both simulators on one core;
+the figures are in ``docs/compiled-twins.md``. The first use compiles; later processes load the
+cache (``__pycache__``, no ``NUMBA_CACHE_DIR`` needed).
 
 How it was checked: ``tests/kozel/test_compiled.py`` (differential test over all 108 option
 combinations, a third of the deals on stacked molodka-rich decks so that claim windows with

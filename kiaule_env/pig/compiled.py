@@ -2,21 +2,19 @@
 
 Why a second implementation
 ---------------------------
-Search agents (PIMC, IS-MCTS; :mod:`kiaule_env.core.simulate`) play the current *deal* — one
-Pig round, or the current round of a full game — to its end thousands of times per move. The
-Python engine (:mod:`kiaule_env.pig.rules`) does some 8,000–55,000 steps/s (fewer with more
+Search agents (PIMC, IS-MCTS; :mod:`kiaule_env.core.simulate`) play the current *deal* — one Pig
+round, or the current round of a full game — to its end thousands of times per move, more than the
+Python engine (:mod:`kiaule_env.pig.rules`) can play in the time a move has (it slows down with more
 players); this module plays the same rules on an ``int64`` array with ``numba.njit(cache=True)``
-functions: measured with ``measure`` of ``tests/pig/test_compiled.py`` (random playouts through
-``CompiledSimulator.playout``, one core), 1.9 M steps/s with 4 players (73 times the Python
-engine), 1.2 M with 8 in a full game, 0.8 M with 13 (100 times). The first use compiles for
-about 9 s of CPU; later processes load the cache from ``__pycache__`` in under a second. The
-engine stays the reference: the env, the observations, the views and every public result use
-it. This twin is only a simulator, verified against the engine by the differential test
-``tests/pig/test_compiled.py``: more than 10,000 seeded random deals over every option variant,
+functions, many times faster (``measure`` of ``tests/pig/test_compiled.py`` times both; the figures
+are in ``docs/compiled-twins.md``). The first use compiles; later processes load the cache from
+``__pycache__``. The engine stays the reference: the env, the observations, the views and every
+public result use it. This twin is only a simulator, verified against the engine by the differential
+test ``tests/pig/test_compiled.py``: more than 10,000 seeded random deals over every option variant,
 played through both, with the same encoded array, acting seats, legal actions of every seat and
 reward deltas after every step, and the deal's end at the same step; full games played to their
-winner with a collecting policy (eliminations, letters, two-player stock rounds); the uniformity
-of the twin's own chance draws; and :func:`random_playout` replayed through the engine.
+winner with a collecting policy (eliminations, letters, two-player stock rounds); the uniformity of
+the twin's own chance draws; and :func:`random_playout` replayed through the engine.
 
 What it covers
 --------------
@@ -63,18 +61,17 @@ a candidate, so a wrong candidate set fails the test. The draw's uniformity is t
 Rollout policy
 --------------
 :func:`policy_playout` (``rollout="policy"`` of the search agents, their default here) plays the
-deal with a cheap counterpart of ``pig/heuristic`` (``agents/pig.py``) on every seat, because
-random continuations say little about a Pig move (PIMC with random playouts loses to the
-heuristic). In a determinized world it reads the seat's hand from the array: nose at once with
-four of a kind (never a false touch, even with ``false_nose``), nose in the race until touched,
-then wait (P3, P8); otherwise keep the rank held most and pass a card of a rank held least among
-the others, ties drawn uniformly from numba's generator (the heuristic breaks them with its
-passing memory, which the array does not keep). With four cards in hand that passes any rank
-but the kept one, so the only randomness is the tie-breaks, which makes playouts from one state
-differ. A policy round is short (5.7 steps with 4 players, against 45 random ones, which with 13
-players hit the ``max_passes`` cap in 70 % of rounds); measured steps/s and playouts/s are in
-``tests/pig/test_rollout_policy.py`` (``measure``). :func:`policy_playout_trace` records its
-actions for the engine-replay test.
+deal with a cheap counterpart of ``pig/heuristic`` (``agents/pig.py``) on every seat, because random
+continuations say little about a Pig move (PIMC with random playouts loses to the heuristic). In a
+determinized world it reads the seat's hand from the array: nose at once with four of a kind (never
+a false touch, even with ``false_nose``), nose in the race until touched, then wait (P3, P8);
+otherwise keep the rank held most and pass a card of a rank held least among the others, ties drawn
+uniformly from numba's generator (the heuristic breaks them with its passing memory, which the array
+does not keep). With four cards in hand that passes any rank but the kept one, so the only
+randomness is the tie-breaks, which makes playouts from one state differ. A policy round is much
+shorter than a random one, which with many players often hits the ``max_passes`` cap (figures in
+``docs/compiled-twins.md``; ``measure`` of ``tests/pig/test_rollout_policy.py`` gives its steps/s
+and playouts/s). :func:`policy_playout_trace` records its actions for the engine-replay test.
 
 Array layout
 ------------
