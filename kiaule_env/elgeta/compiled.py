@@ -57,17 +57,14 @@ one (E3: ``play``), so :func:`random_playout` draws nothing (its ``seed`` is unu
 generator is left alone): every playout of a state is the engine's one continuation, and the
 differential test compares the two step by step with nothing to align.
 
-How it was checked, and how fast it is
---------------------------------------
+How it was checked
+------------------
 
-``tests/elgeta/test_compiled.py`` (about 50 s on one core): 2,954 deals compared at every step
-(the six descriptor variants and the default, six short capped configurations with and without
-``stop_on_all_aces``, stacked random splits of every player count and deck, ten stacked
-scenarios, resampled mid-game states), plus playouts against an engine replay;
-``ELGETA_COMPILED_SCALE=3.4`` runs 10,018 deals (about 135 s). Its ``measure`` gave, on one
-core of a shared machine: 4-11 million playout steps a second compiled against 50,000-90,000
-for the Python engine (90-240x; the 4-player 52-card default about 10 M/s). Compiling with an
-empty numba cache takes about 20 s; a new process with the cache (``__pycache__``) about 1.3 s.
+``tests/elgeta/test_compiled.py`` compares deals at every step (the six descriptor variants and
+the default, short capped configurations with and without ``stop_on_all_aces``, stacked random
+splits of every player count and deck, stacked scenarios, resampled mid-game states), plus
+playouts against an engine replay; ``ELGETA_COMPILED_SCALE`` multiplies its deals. Its
+``measure`` times both simulators; the figures are in ``docs/compiled-twins.md``.
 
 Array layout
 ------------

@@ -422,7 +422,7 @@ def test_the_compiled_playout_is_much_faster_than_the_python_engine():
 def compile_times() -> dict[str, float]:
     """Seconds for a fresh process to import the twin, encode a deal and run every function:
     with an empty numba cache (first use: compiles) and again (cache hit). Not a test (the
-    first run compiles for about 20 s); the report quotes it."""
+    first run compiles); ``docs/compiled-twins.md`` quotes it."""
     import subprocess
     import sys
     import tempfile
