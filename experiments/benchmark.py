@@ -361,7 +361,7 @@ def kozel_speed(
     backend: str = "local",
     address: str | None = None,
 ) -> Speed | None:
-    """Kozel tournament throughput between two rule-based agents (the issue's speed target).
+    """Kozel tournament throughput between two rule-based agents (the README's Speed target).
 
     Both teams play ``kozel/heuristic`` (registered a second time under another name, since a
     tournament needs two names), through the full harness: worker processes, research metrics,
