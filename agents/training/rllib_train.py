@@ -318,7 +318,7 @@ def train_rllib(
     """Train until ``total_timesteps`` env steps (or ``time_budget_s``); checkpoint every
     ``checkpoint_every`` iterations and at the end; write ``learning_curve.csv`` and ``.png``.
     ``progress`` gets one line per iteration (the CLI prints it)."""
-    from experiments.tournament.ray_backend import connect
+    from agents.ray_cluster import connect
 
     connect(address, num_cpus=None)
     output = Path(config["output"])

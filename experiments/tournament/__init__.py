@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import registry
+from agents.ray_cluster import BackendUnavailable
 from experiments.cli_args import (
     Parser,
     check_output_dir,
@@ -40,13 +41,12 @@ from experiments.cli_args import (
     parse_key_values,
     positive_int,
 )
+from experiments.tournament.config import TournamentConfig
 from experiments.tournament.report import leaderboard_text, summarize, write_outputs
 from experiments.tournament.runner import (
     BACKENDS,
     GAMES_FILE,
-    BackendUnavailable,
     RunOutcome,
-    TournamentConfig,
     claim_folder,
     plan,
     play,

@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from experiments.tournament.report import ranked
+from experiments.tournament.ranking import ranked
 
 
 def write_plots(summary: dict[str, Any], out: Path) -> list[Path]:

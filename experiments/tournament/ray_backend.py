@@ -3,9 +3,9 @@
     kiaule tournament kozel --agents kozel/random kozel/heuristic --backend ray
     kiaule tournament kozel ... --backend ray --address head-node:6379   # an existing cluster
 
-Each Ray actor holds one :class:`~experiments.tournament.runner._Worker` (the env, the agents,
+Each Ray actor holds one :class:`~experiments.tournament.worker.Worker` (the env, the agents,
 the metrics) and plays chunks of the schedule with the very function the local pool uses
-(:func:`~experiments.tournament.runner._play_chunk`), so a game's result depends on its key and
+(:func:`~experiments.tournament.worker.play_chunk`), so a game's result depends on its key and
 the tournament seed only: ``summary.json`` is the same, bit for bit, as with the local backend.
 Chunks stream back as they finish (``ray.wait``), so the runner writes results to the output
 folder as games end and a killed driver resumes exactly as with the local pool.
@@ -18,7 +18,7 @@ a temporary folder on every worker, where the agent is registered again under th
 agents registered by a script or a test (outside the registry's provider modules) are sent by
 value (cloudpickle).
 
-Ray is optional (the ``ray`` extra); :class:`~experiments.tournament.runner.BackendUnavailable`
+Ray is optional (the ``ray`` extra); :class:`~agents.ray_cluster.BackendUnavailable`
 says so, or that the cluster cannot be reached, in one line.
 """
 
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import socket
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterator
@@ -34,82 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.ray_cluster import cluster_cpus, connect
 from experiments.tournament.schedule import GameKey, Schedule
 from experiments.tournament.specs import TournamentGame
+from experiments.tournament.worker import chunks, init_worker, play_chunk
 
 #: how many chunks each actor has queued (one playing, one waiting: no idle gap between chunks)
 IN_FLIGHT_PER_ACTOR = 2
 #: the smallest chunk the Ray backend sends (a task costs ~1 ms; see README "Scaling out")
 MIN_CHUNK = 16
 MAX_CHUNK = 256
-#: seconds to wait for a TCP connection to ``--address`` before saying it cannot be reached
-CONNECT_TIMEOUT_S = 5.0
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _unavailable(message: str) -> Exception:
-    from experiments.tournament.runner import BackendUnavailable
-
-    return BackendUnavailable(message)
-
-
-def import_ray() -> Any:
-    """The ``ray`` module; :class:`BackendUnavailable` (one line) when it is not installed."""
-    from kiaule_env.extras import install_hint
-
-    try:
-        import ray
-    except ImportError:
-        raise _unavailable(
-            f"the ray backend needs Ray, which is not installed; {install_hint('ray')} "
-            "(or use --backend local)"
-        ) from None
-    return ray
-
-
-def _check_reachable(address: str) -> None:
-    """Fail fast (one line) when ``host:port`` (or ``ray://host:port``) takes no connection;
-    ``ray.init`` itself retries for a minute or more before giving up."""
-    target = address.removeprefix("ray://")
-    host, sep, port = target.rpartition(":")
-    if not sep or not port.isdigit():
-        return  # "auto", "local" and the like: Ray's own lookup decides
-    try:
-        socket.create_connection((host or "127.0.0.1", int(port)), CONNECT_TIMEOUT_S).close()
-    except OSError as exc:
-        raise _unavailable(
-            f"cannot reach the Ray cluster at --address {address}: {exc.strerror or exc} "
-            "(start it with `ray start --head` and give the address it prints)"
-        ) from None
-
-
-def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
-    """Connect to Ray: the running session if any, else the cluster at ``address``, else a new
-    local Ray with ``num_cpus`` CPUs (default: all). Returns the ``ray`` module."""
-    ray = import_ray()
-    if ray.is_initialized():
-        return ray
-    if address is not None and not isinstance(address, str):
-        raise TypeError(f"address must be a string like 'host:6379' or None, got {address!r}")
-    if address:
-        _check_reachable(address)
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-    if address:
-        kwargs["address"] = address
-    else:
-        kwargs["num_cpus"] = num_cpus
-    try:
-        ray.init(**kwargs)
-    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
-        where = f"the Ray cluster at --address {address}" if address else "a local Ray"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise _unavailable(f"cannot start or reach {where}: {first}") from None
-    return ray
-
-
-def cluster_cpus(ray: Any) -> int:
-    """The CPUs of the connected cluster (the default number of actors)."""
-    return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
 def chunk_size(count: int, workers: int) -> int:
@@ -227,21 +161,17 @@ def _bound_loader(loader: Callable[..., Any], path: Path) -> Callable[..., Any]:
 
 
 class _TournamentActor:
-    """One tournament worker process (a Ray actor): :class:`_Worker` plus shipped agents."""
+    """One tournament worker process (a Ray actor): a :class:`Worker` plus shipped agents."""
 
     def __init__(self, config, spec, schedule, to_disk, shipped):
         import ray
 
-        from experiments.tournament import runner
-
         self._folder = Path(tempfile.mkdtemp(prefix="kiaule-agents-"))
         install_agents(ray, shipped, self._folder)
-        runner._init_worker(config, spec, schedule, to_disk)
+        init_worker(config, spec, schedule, to_disk)
 
     def play(self, keys: list[GameKey]) -> list[tuple[str, dict[str, Any]]] | list[dict[str, Any]]:
-        from experiments.tournament import runner
-
-        return runner._play_chunk(keys)
+        return play_chunk(keys)
 
     def close(self) -> None:
         shutil.rmtree(self._folder, ignore_errors=True)
@@ -263,8 +193,6 @@ def play_chunks(
     ``workers`` actors (default: the cluster's CPUs), one CPU each; every actor keeps
     :data:`IN_FLIGHT_PER_ACTOR` chunks queued so it never waits for the driver.
     """
-    from experiments.tournament.runner import _chunks
-
     ray = connect(address, num_cpus=workers)
     n = workers or cluster_cpus(ray)
     size = chunk or chunk_size(count, n)
@@ -272,11 +200,11 @@ def play_chunks(
     shipped = shipped_agents(ray, list(config.agents))
     refs = [ray.put(x) for x in (config, spec, schedule)]
     actors = [remote.remote(*refs, to_disk, shipped) for _ in range(min(n, -(-count // size)))]
-    chunks = _chunks(todo, size)
+    queued = chunks(todo, size)
     pending: dict[Any, Any] = {}
 
     def submit(actor: Any) -> None:
-        keys = next(chunks, None)
+        keys = next(queued, None)
         if keys is not None:
             pending[actor.play.remote(keys)] = actor
 

@@ -23,6 +23,7 @@ from experiments import metrics as metrics_pkg
 from experiments.outdir import naming_errors, write_atomic
 from experiments.stats import GameStats, Side, agent_summaries, head_to_head
 from experiments.tournament import teamplay
+from experiments.tournament.ranking import ranked
 from experiments.tournament.runner import RunOutcome
 from experiments.tournament.specs import MAX_CYCLES, PLAY
 
@@ -238,22 +239,6 @@ def _seat_means(games: Sequence[dict[str, Any]], seats: int) -> list[float]:
         for i, r in enumerate(g["rewards"]):
             sums[i] += r
     return [s / len(games) if games else math.nan for s in sums]
-
-
-def ranked(summary: dict[str, Any]) -> list[str]:
-    """Agents best first: by mean reward (the paired estimate), then OpenSkill ordinal.
-
-    The mean reward over duplicate deals is the primary, order-free figure; OpenSkill ratings
-    depend on the order games are rated in and serve as a second opinion and tie-break.
-    """
-    agents = summary["agents"]
-
-    def key(a: str) -> tuple[float, float]:
-        s = agents[a]
-        mean = s["mean_reward"] if s["mean_reward"] is not None else -math.inf
-        return (-mean, -(s["rating"]["ordinal"] or 0.0))
-
-    return sorted(agents, key=key)
 
 
 def _fmt_ci(mean: float | None, ci: list[float | None], signed: bool = True) -> str:

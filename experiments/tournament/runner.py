@@ -26,13 +26,12 @@ import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from experiments import metrics as metrics_pkg
 from experiments.outdir import (
     Claim,
     OutputNotOurs,
@@ -41,154 +40,29 @@ from experiments.outdir import (
     naming_errors,
     write_atomic,
 )
+from experiments.tournament.config import TournamentConfig
 from experiments.tournament.fingerprint import digest as fingerprint_digest
 from experiments.tournament.fingerprint import tournament_fingerprint
-from experiments.tournament.play import AgentPool
 from experiments.tournament.schedule import (
     GameKey,
     Schedule,
-    agent_seed,
     deal_seed,
     make_schedule,
 )
 from experiments.tournament.specs import TournamentGame, get_spec
-from kiaule_env.core.play import play_episode
+from experiments.tournament.worker import Encoded, chunks, init_worker, play_chunk
 
 GAMES_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
-
-
-@dataclass
-class TournamentConfig:
-    """Everything that decides a tournament's results (the number of workers does not)."""
-
-    game: str
-    agents: list[str]
-    games: int = 1000
-    seed: int = 0
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    mixed_partners: bool = False
-    #: the team-play study (team games): the teams, each two of ``agents``, that play each other
-    #: (every pair of them, sharing agents or not); results are per team composition
-    team_compositions: list[list[str]] | None = None
-    #: keep replayable game records in ``games.jsonl`` (only with an output folder)
-    records: bool = True
-
-    def identity(self) -> dict[str, Any]:
-        """The settings a resumed run must share (``games`` may grow: deals are added)."""
-        data = asdict(self)
-        data.pop("games")
-        data.pop("records")
-        if data["team_compositions"] is None:  # the identity of tournaments from before it
-            data.pop("team_compositions")
-        return json.loads(json.dumps(data))
 
 
 class ResumeMismatch(OutputNotOurs):
     """The output folder holds a different tournament."""
 
 
-class BackendUnavailable(RuntimeError):
-    """The execution backend cannot run: Ray is not installed, or its cluster is unreachable."""
-
-
 #: execution backends: ``local`` (a process pool on this machine), ``ray`` (Ray actors, local
 #: or on a cluster given by ``address``; :mod:`experiments.tournament.ray_backend`)
 BACKENDS = ("local", "ray")
-
-
-# ---------------------------------------------------------------------------- worker side
-
-
-class _Worker:
-    """Per-process state: the env, the agents and the schedule, built once."""
-
-    def __init__(
-        self, config: TournamentConfig, spec: TournamentGame, schedule: Schedule, to_disk: bool
-    ):
-        self.config = config
-        self.spec = spec
-        self.schedule = schedule
-        #: results go to disk as JSON lines (with an output folder), else as dicts
-        self.serialize = to_disk
-        self.record = to_disk and config.records
-        self.env = spec.build_env(dict(config.env_kwargs))
-        self.pool = AgentPool()
-        self.metrics = metrics_pkg.load(spec.metrics)
-        self._deal_cache: tuple[int, int, dict[str, Any] | None] | None = None
-        _single_thread_torch()
-
-    def deal(self, d: int) -> tuple[int, dict[str, Any] | None]:
-        if self._deal_cache is None or self._deal_cache[0] != d:
-            seed = deal_seed(self.config.seed, d)
-            options = self.spec.deal_options(self.env, np.random.default_rng(seed))
-            self._deal_cache = (d, seed, options)
-        return self._deal_cache[1], self._deal_cache[2]
-
-    def play(self, key: GameKey) -> dict[str, Any]:
-        seating = self.schedule.seating(key)
-        seeds = [agent_seed(self.config.seed, key, s) for s in range(len(seating))]
-        seats = self.pool.seat(seating, seeds)
-        seed, options = self.deal(key.deal)
-        collector = self.metrics.Collector() if self.metrics is not None else None
-        game = play_episode(self.env, seats, seed, options, record=self.record, observer=collector)
-        line: dict[str, Any] = {
-            "key": key.as_list(),
-            "seats": list(seating),
-            "rewards": game.rewards,
-            "result": game.result,
-            "steps": game.steps,
-            "metrics": collector.per_seat() if collector is not None else None,
-        }
-        if self.record:
-            line["record"] = {
-                "env_id": self.spec.env_id,
-                "env_kwargs": dict(self.config.env_kwargs),
-                "seed": seed,
-                "options": options or {},
-                "moves": game.moves,
-                "result": game.result,
-            }
-            if game.policies is not None:  # agents with act_with_policy: the viewer shows them
-                line["record"]["policies"] = game.policies
-        return line
-
-
-_WORKER: _Worker | None = None
-
-
-def _init_worker(config: TournamentConfig, spec: TournamentGame, schedule: Schedule, to_disk: bool):
-    global _WORKER
-    _WORKER = _Worker(config, spec, schedule, to_disk)
-
-
-def _play_chunk(keys: Sequence[GameKey]) -> list[Encoded] | list[dict[str, Any]]:
-    """Play ``keys``; dicts, or when results go to disk :data:`Encoded` pairs (JSON line and
-    the line without its record), so that the main process never parses a record."""
-    worker = _WORKER
-    assert worker is not None, "worker not initialised"
-    if worker.serialize:
-        return [_encoded(worker.play(k)) for k in keys]
-    return [worker.play(k) for k in keys]
-
-
-#: a finished game for disk: its JSON line (record included) and its line without the record
-Encoded = tuple[str, dict[str, Any]]
-
-
-def _encoded(line: dict[str, Any]) -> Encoded:
-    """The game's JSON line, then the line itself with its record dropped (the record is only
-    written, never read back: the statistics need the rest)."""
-    text = json.dumps(line, separators=(",", ":"))
-    line.pop("record", None)
-    return text, line
-
-
-def _single_thread_torch() -> None:
-    """Learned agents run one torch thread per worker (the workers already fill the cores)."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
 
 
 # ---------------------------------------------------------------------------- main side
@@ -485,9 +359,9 @@ def _play_all(
                 yield from lines
             return
         if workers == 1 or count < 2:
-            _init_worker(config, spec, schedule, to_disk)
-            for chunk in _chunks(todo, 64):
-                lines = _play_chunk(chunk)
+            init_worker(config, spec, schedule, to_disk)
+            for chunk in chunks(todo, 64):
+                lines = play_chunk(chunk)
                 bar.update(len(lines))
                 yield from lines
             return
@@ -497,9 +371,9 @@ def _play_all(
         ctx = mp.get_context(method)
         size = _chunk_size(count, workers)
         with ctx.Pool(
-            workers, initializer=_init_worker, initargs=(config, spec, schedule, to_disk)
+            workers, initializer=init_worker, initargs=(config, spec, schedule, to_disk)
         ) as pool:
-            for lines in pool.imap_unordered(_play_chunk, _chunks(todo, size)):
+            for lines in pool.imap_unordered(play_chunk, chunks(todo, size)):
                 bar.update(len(lines))
                 yield from lines
     finally:
@@ -514,12 +388,6 @@ def check_backend(backend: Any, address: Any = None) -> None:
         raise TypeError(f"address must be a string 'host:port' or None, got {address!r}")
     if address and backend != "ray":
         raise ValueError(f"address {address!r} is for the ray backend, not {backend!r}")
-
-
-def _chunks(keys: Iterator[GameKey], size: int) -> Iterator[list[GameKey]]:
-    keys = iter(keys)
-    while chunk := list(itertools.islice(keys, size)):
-        yield chunk
 
 
 def _check_or_write_config(
