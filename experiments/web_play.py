@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from experiments.play import QuitGame, opponent_agents, table_renderer
+from experiments.seating import QuitGame, opponent_agents, table_renderer
 from kiaule_env import GAMES
 from kiaule_env.core.engine import text_seen_by
 from kiaule_env.core.play import Decision, play_episode

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from experiments import play as play_mod
+from experiments import seating
 from experiments.play import parse_human_move
 
 
@@ -146,9 +147,9 @@ def test_a_seats_transcript_never_names_a_card_it_may_not_see(monkeypatch, seed)
     """K6: nobody else learns a face-down discard, so the human's transcript names none of the
     cards the other seats discarded; it tells the discards face down."""
     others: list[tuple[str, int]] = []
-    make = play_mod.agent_registry.make
+    make = seating.agent_registry.make
     monkeypatch.setattr(
-        play_mod.agent_registry, "make", lambda *a, **k: Recorder(make(*a, **k), others)
+        seating.agent_registry, "make", lambda *a, **k: Recorder(make(*a, **k), others)
     )
     script = Script([])
     result = play_mod.play(
