@@ -190,7 +190,12 @@ def test_relative_and_private_name_imports_close_a_circle() -> None:
 
 
 def test_a_longer_circle_is_named_in_order() -> None:
-    sources = {"p": "", "p.a": "import p.b\n", "p.b": "from p import c\n", "p.c": "from p.a import x"}
+    sources = {
+        "p": "",
+        "p.a": "import p.b\n",
+        "p.b": "from p import c\n",
+        "p.c": "from p.a import x",
+    }
     assert find_cycles(import_graph(sources)) == [["p.a", "p.b", "p.c", "p.a"]]
 
 
