@@ -8,8 +8,6 @@ keeps screenshots under the test's tmp dir (``screenshots/``).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,46 +16,17 @@ import pytest
 from experiments.viewer import write_viewer
 from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
 from kiaule_env.core.records import GameRecord
+from tests.browser import chromium_driver, needs_chromium
 from tests.viewer.support import lines, steps
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="needs Debian's chromium and chromium-driver on PATH "
-    "(apt-get install chromium chromium-driver; .ci/run installs them)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def browser():
-    """A headless chromium (fresh profile) driven through the apt chromedriver."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="kiaule-viewer-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={profile}",
-        "--window-size=1300,1000",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    """One headless chromium for the module (the shared set-up, :mod:`tests.browser`)."""
+    with chromium_driver() as driver:
+        yield driver
 
 
 # ---------------------------------------------------------------------------- helpers
