@@ -42,14 +42,7 @@ def render_table(state: State | None, seat: int | None = None) -> str:
         if s == state.to_act:
             phase = rules.PHASE_NAMES[state.phase]
             marks.append(f"to {phase}" + (" (last turn)" if state.last_turn else ""))
-        if state.out[s]:
-            marks.append("out")
-        if s == state.loser:
-            marks.append("SWINEHERD" + (" (repetition)" if state.repeated else ""))
-        if s == state.caught_by_tail:
-            marks.append("caught the pig by the tail")
-        if config.match_years:
-            marks.append(f"{state.match_years[s]} years")
+        marks += _standing(state, s)
         face_up = " ".join(card_symbol(c) for c in sorted(state.face_up[s]))
         shown = f", face up: {face_up}" if face_up else ""
         lines.append(
@@ -63,6 +56,21 @@ def render_table(state: State | None, seat: int | None = None) -> str:
         notes = [_move_note(*note) for note in state.recent[-4:]]
         lines.append("last moves: " + "; ".join(notes))
     return "\n".join(lines)
+
+
+def _standing(state: State, seat: int) -> list[str]:
+    """How a seat stands, in the text and in the frame: out (G7), the swineherd (G8; by
+    repetition, G10a), caught the pig by the tail (G8), his match years (G11)."""
+    marks = []
+    if state.out[seat]:
+        marks.append("out")
+    if seat == state.loser:
+        marks.append("SWINEHERD" + (" (repetition)" if state.repeated else ""))
+    if seat == state.caught_by_tail:
+        marks.append("caught the pig by the tail")
+    if state.config.match_years:
+        marks.append(f"{state.match_years[seat]} years")
+    return marks
 
 
 def frame_table(state: State) -> Table:
@@ -81,14 +89,7 @@ def frame_table(state: State) -> Table:
         note = [f"{len(state.hands[s])} card(s)"]
         if state.face_up[s]:
             note.append("face up: " + cards_text(sorted(state.face_up[s])))
-        if state.out[s]:
-            note.append("out")
-        if s == state.loser:
-            note.append("SWINEHERD" + (" (repetition)" if state.repeated else ""))
-        if s == state.caught_by_tail:
-            note.append("caught the pig by the tail")
-        if config.match_years:
-            note.append(f"{state.match_years[s]} years")
+        note += _standing(state, s)
         active = s == state.to_act and state.phase != rules.OVER
         seats.append(Row.of(f"player_{s}", sorted(state.hands[s]), ", ".join(note), active))
     suit = "any" if req == ANY else SUIT_NAMES[SUITS[req]]

@@ -23,13 +23,7 @@ def render_table(state: rules.State) -> str:
         if seat not in state.seats_in:
             lines.append(f"  {name:<10} out")
             continue
-        marks = []
-        if seat == state.dealer:
-            marks.append("dealer")
-        if seat in state.touched:
-            marks.append(f"{word} #{state.touched.index(seat) + 1}")
-        if config.letters:
-            marks.append("letters " + ("PIG"[: state.letters[seat]] or "-"))
+        marks = _seat_marks(state, seat, word)
         cards = " ".join("??" for _ in state.hands[seat])
         lines.append(f"  {name:<10} [{cards}] {', '.join(marks)}".rstrip())
     if config.stock:
@@ -38,6 +32,19 @@ def render_table(state: rules.State) -> str:
         last = state.last_round
         lines.append(f"  last round: pig {last['pig']}, first {word}: {last['first_nose']}")
     return "\n".join(lines)
+
+
+def _seat_marks(state: rules.State, seat: int, word: str) -> list[str]:
+    """What the table shows beside a seat, in the text and in the frame: the dealer, a touched
+    nose or a token (``word``) with its order (P3, P8), the P-I-G letters (P7)."""
+    marks = []
+    if seat == state.dealer:
+        marks.append("dealer")
+    if seat in state.touched:
+        marks.append(f"{word} #{state.touched.index(seat) + 1}")
+    if state.config.letters:
+        marks.append("letters " + ("PIG"[: state.letters[seat]] or "-"))
+    return marks
 
 
 def frame_table(state: rules.State) -> Table:
@@ -54,15 +61,7 @@ def frame_table(state: rules.State) -> Table:
     acting = () if state.phase == rules.OVER else state.seats_in
     seats = []
     for seat in range(config.num_players):
-        note = []
-        if seat not in state.seats_in:
-            note.append("out")
-        if seat == state.dealer:
-            note.append("dealer")
-        if seat in state.touched:
-            note.append(f"{word} #{state.touched.index(seat) + 1}")
-        if config.letters:
-            note.append("letters " + ("PIG"[: state.letters[seat]] or "-"))
+        note = ([] if seat in state.seats_in else ["out"]) + _seat_marks(state, seat, word)
         held = state.hands[seat] if seat in state.seats_in else ()
         seats.append(Row.of(f"player_{seat}", held, ", ".join(note), seat in acting))
     centre = ()
