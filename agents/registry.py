@@ -23,13 +23,14 @@ _loaded = False
 
 
 def _providers() -> list[str]:
-    """Modules that register agents on import: random agents, each game's own module by
-    convention (``agents/<game>.py``, the rule-based agent), and the learned agents."""
+    """Modules that register agents on import: random agents, each game's own module (the
+    rule-based agent: ``agents/<game>.py`` by convention, or the module its descriptor names),
+    and the learned agents."""
     from kiaule_env import GAMES
 
     return [
         "agents.random_agent",
-        *(f"agents.{name}" for name in GAMES),
+        *(game.agents_provider for game in GAMES.values()),
         "agents.learned",
         "agents.search",
         "agents.rllib_agent",

@@ -81,7 +81,7 @@ def get_spec(name: str) -> TournamentGame:
     if name in _EXTRA:
         return _EXTRA[name]
     if name in GAMES:
-        return TournamentGame(GAMES[name], f"experiments.metrics.{name}")
+        return TournamentGame(GAMES[name], GAMES[name].metrics_provider)
     raise ValueError(f"unknown game {name!r}; tournaments know {', '.join(known_games())}")
 
 

@@ -60,11 +60,28 @@ class GameDescriptor:
     #: games per lineup in ``kiaule benchmark`` (default options), and what its report says
     benchmark_games: int = 1000
     benchmark_note: str = ""
+    #: the module registering the game's rule-based agent; None: ``agents.<name>`` by convention
+    #: (a game kept outside the repository's packages, like the test suite's fixture, names its own)
+    agents_module: str | None = None
+    #: the module of the game's research metrics; None: ``experiments.metrics.<name>``
+    metrics_module: str | None = None
 
     # ------------------------------------------------------------------ derived
     @property
     def parallel(self) -> bool:
         return self.api == "parallel"
+
+    @property
+    def agents_provider(self) -> str:
+        """The module that registers the game's rule-based agent (``agents/<game>.py`` unless
+        the descriptor names another)."""
+        return self.agents_module or f"agents.{self.name}"
+
+    @property
+    def metrics_provider(self) -> str:
+        """The module of the game's research metrics (``experiments/metrics/<game>.py`` unless
+        the descriptor names another)."""
+        return self.metrics_module or f"experiments.metrics.{self.name}"
 
     @property
     def default_players(self) -> int:
