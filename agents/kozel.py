@@ -2,7 +2,8 @@
 
 It reads only the :class:`~agents.base.Decision`'s ``view`` and ``legal_moves`` (whose keys are
 the engine's move numbers), never the env state, and needs no observation vector, so it also runs
-on the engine's fast loop (:func:`kiaule_env.kozel.rules.play_episode` via :meth:`policy`). Rules:
+on the play loop's fast path (:func:`kiaule_env.core.play.play_episode`), which computes only
+what a player reads. Rules:
 
 1. **Lead** one low card from the longest non-trump suit (keep trumps; trumps only when nothing
    else is left).
@@ -61,10 +62,6 @@ class KozelHeuristic:
     def act(self, decision: Decision) -> int:
         check_view(decision, View, self.name)
         return self.choose(decision.view, list(decision.legal_moves))
-
-    def policy(self, view: View, legal: list[int]) -> int:
-        """The same choice as a :data:`kiaule_env.kozel.rules.Policy` for the engine's loop."""
-        return self.choose(view, legal)
 
     # ------------------------------------------------------------------ decisions
     def choose(self, v: View, legal: Sequence[int]) -> int:

@@ -1384,31 +1384,3 @@ def check_invariants(state: State) -> None:
     assert state.points_seen[0] + state.points_seen[1] == sum(
         POINTS[c] for c in state.seen if c not in face_up
     ), "face-up points of taken tricks disagree with seen cards"
-
-
-# ---------------------------------------------------------------------------------------- fast play
-Policy = Callable[[View, list[int]], int]
-
-
-def play_episode(
-    config: Config,
-    policies: Sequence[Policy],
-    rng: np.random.Generator,
-    decks: Sequence[Sequence[int]] = (),
-) -> tuple[list[float], dict[str, Any]]:
-    """Play a whole episode on the engine: ``policies[seat](view, legal_moves) -> move``.
-
-    No PettingZoo in the loop (tournaments, fast evaluation). Returns the total reward per
-    seat and the outcome (K16).
-    """
-    state = new_deal(config, rng, decks)
-    totals = [0.0, 0.0, 0.0, 0.0]
-    while state.phase != PHASE_OVER:
-        seat = state.to_act
-        legal = legal_moves(state)
-        move = legal[0] if len(legal) == 1 else policies[seat](view(state, seat), legal)
-        deltas = apply(state, move)
-        if deltas is not None:
-            for s in range(NUM_PLAYERS):
-                totals[s] += deltas[s]
-    return totals, result(state)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from gymnasium.utils import seeding
 
 import agents
 from agents.arena import play_aec
 from agents.base import Decision
 from agents.kozel import KozelHeuristic
 from kiaule_env import kozel_v0
+from kiaule_env.core.play import play_episode
 from kiaule_env.kozel import rules
 
 DEALS = 300
@@ -93,14 +93,16 @@ def test_claims_a_trump_molodka_and_never_beats_the_partner():
 
 
 def test_engine_fast_path_plays_the_same_games_as_the_env():
+    """The play loop on the engine (lazy decisions) and stepping the env through its public API
+    give the heuristic the same decisions: the same moves, rewards and outcome."""
     agent = KozelHeuristic()
     env = kozel_v0.env()
     for seed in range(20):
-        outcome = play_aec(env, [agent] * 4, seed=seed)
-        rng, _ = seeding.np_random(seed)  # the env's generator for reset(seed=seed)
-        totals, result = rules.play_episode(rules.Config(), [agent.policy] * 4, rng)
-        assert result == outcome.result
-        assert totals == [outcome.rewards[f"player_{s}"] for s in range(4)]
+        fast = play_episode(env, [agent] * 4, seed=seed, record=True)
+        public = play_episode(env, [agent] * 4, seed=seed, record=True, api=True)
+        assert fast.moves == public.moves and len(fast.moves) > 20
+        assert fast.result == public.result and fast.result is not None
+        assert fast.rewards == public.rewards
 
 
 def test_works_without_an_observation_vector():
