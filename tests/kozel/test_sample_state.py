@@ -1,4 +1,4 @@
-"""Kozel determinization at K8 claim windows (``rules.sample_state``): the window's public
+"""Kozel determinization at K8 claim windows (``sampling.sample_state``): the window's public
 information (who was asked to claim, who was passed over) is met by construction, never by
 rejection, so a view the env produced always samples, and the draw stays exactly uniform."""
 
