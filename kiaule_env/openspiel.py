@@ -163,9 +163,9 @@ class ElgetaDeal:
     in the deck); the reset options are ``{"piles": …}``. The same distribution as
     ``rules.deal_piles``."""
 
-    def __init__(self, config: elgeta_rules.Config):
-        self.config = config
-        self.deck = config.deck_cards
+    def __init__(self, engine: Any):
+        config = self.config = engine.config
+        self.deck = engine.deck
         self.n = config.num_players
         self.three = self.n == 3
         self.max_outcomes = max(self.deck.size, 4)
@@ -255,7 +255,7 @@ SPECS: dict[str, BridgeSpec] = {
             "reward": "loss_points",
         },
         fixed={"series": False},
-        deal=lambda engine: DeckDeal(_kozel_deck()),
+        deal=lambda engine: DeckDeal(engine.deck),
         utility=lambda engine: _KOZEL_UTILITY[engine.config.reward],
         decisions=lambda engine: 63,  # K5–K8: 9 tricks of ≤ 4 plays and 3 claim decisions
     ),
@@ -271,7 +271,7 @@ SPECS: dict[str, BridgeSpec] = {
             "repetition": 3,
         },
         fixed={"match_years": None, "reward": "win_loss"},
-        deal=lambda engine: DeckDeal(engine.config.the_deck),
+        deal=lambda engine: DeckDeal(engine.deck),
         utility=lambda engine: 1.0,  # G12 win_loss: swineherd −1, the others +1/(n−1)
         # G10: each turn a match step and a drag step; the G8 last turn adds one per seat
         decisions=lambda engine: 2 * engine.config.max_turns + 2 * engine.num_players,
@@ -282,19 +282,13 @@ SPECS: dict[str, BridgeSpec] = {
         game="elgeta",
         params={"num_players": 4, "deck": 52, "max_tricks": 10_000, "stop_on_all_aces": False},
         fixed={},
-        deal=lambda engine: ElgetaDeal(engine.config),
+        deal=lambda engine: ElgetaDeal(engine),
         utility=lambda engine: 1.0,  # E9: the winner +1, the others −1/(n−1)
         # E8: at most max_tricks tricks, each at most every card played once
-        decisions=lambda engine: engine.config.max_tricks * engine.config.deck_cards.size,
+        decisions=lambda engine: engine.config.max_tricks * engine.deck.size,
         int_as_str=("deck",),
     ),
 }
-
-
-def _kozel_deck() -> Deck:
-    from kiaule_env.kozel.rules import DECK
-
-    return DECK
 
 
 #: parameters of the bridge itself (not engine keywords), offered by every sequential game:
@@ -753,7 +747,7 @@ class PigGame(pyspiel.Game):
         options = {**_PIG_PARAMS, **(params or {})}
         options = {k: None if v == NONE else v for k, v in options.items()}
         self.engine = GAMES["pig"].make_engine(game="round", **options)
-        self.deal = DeckDeal(_pig_deck(self.engine))
+        self.deal = DeckDeal(self.engine.deck)
         self.shared = _Shared(self.engine, self.deal)
         n = self.engine.num_players
         steps = self.engine.config.max_passes + self.engine.config.max_race_steps + 2
@@ -777,12 +771,6 @@ class PigGame(pyspiel.Game):
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
     ) -> KiauleObserver | RecallObserver:
         return make_observer(self, iig_obs_type, params)
-
-
-def _pig_deck(engine: Any) -> Deck:
-    from kiaule_env.pig.rules import starting_deck
-
-    return starting_deck(engine.config)
 
 
 class PigState(KiauleState):

@@ -22,7 +22,17 @@ Conventions:
 * ``result(state)`` is the outcome dict of a finished episode (RULES §0 "Outcome"), JSON-able;
 * ``ending(result)`` says whether a finished episode was decided by play or ended by a rule cap;
 * ``step_info(state)`` is what the latest ``apply`` adds to every agent's ``info`` (a finished
-  game of a series, deal of a match, round of a full game), or ``None``;
+  game of a series, deal of a match, round of a full game), or ``None``; a fresh episode, a clone
+  of a fresh episode and a sampled state report ``None``;
+* ``deck`` is the :class:`~kiaule_env.cards.Deck` one deal permutes: the cards a stacked deal
+  names and :meth:`Engine.random_deal` shuffles (one member, whatever the rules module calls it);
+* ``random_deal(rng)`` returns reset options with one key (``"deck"``, ``"decks"``, or a form of
+  the game's own such as Elgeta's ``"piles"``) whose value is a list of card texts, or a list of
+  such lists (one per deal, or per pile); ``reset(options=random_deal(rng))`` plays that deal;
+* ``card_locations(state)`` says where every card is, as far as the game tells cards apart:
+  named places (``"hand 0"``, ``"stock"``, …) and their cards, a place whose order does not
+  matter sorted, an ordered one in order (tests compare states through it, never through
+  the rules module's field names);
 * ``check_invariants`` raises ``AssertionError`` describing a broken invariant (soak, tests).
 """
 
@@ -34,6 +44,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from kiaule_env.cards import Deck
 from kiaule_env.core.frames import Table
 from kiaule_env.core.layout import ObservationLayout
 
@@ -52,6 +63,10 @@ class ActionCodec(Protocol):
     """Action indices ↔ move texts, masks, and the generated action table."""
 
     num_actions: int
+    #: the move text of every action where it does not depend on the state (Pig, Kiauliaganys,
+    #: Elgeta), or None where it does (Kozel's card moves name cards of the mover's hand); error
+    #: messages name an illegal action with it
+    texts: Sequence[str] | None
 
     def mask(self, actions: Sequence[int]) -> np.ndarray: ...
 
@@ -72,13 +87,17 @@ class Engine(Protocol):
     codec: ActionCodec
     #: the layout of :meth:`encode_state` (``kiaule_env.core.state``)
     state_layout: ObservationLayout
+    #: the cards one deal permutes (stacked decks, :meth:`random_deal`, the OpenSpiel deal)
+    deck: Deck
 
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> Any:
         """A new episode's state; ``options`` are key-checked reset options (stacked decks)."""
         ...
 
     def random_deal(self, rng: np.random.Generator) -> dict[str, Any]:
-        """Reset options of a uniformly random stacked deal drawn from ``rng`` (tournaments)."""
+        """Reset options of a uniformly random stacked deal drawn from ``rng`` (tournaments
+        replay it seat-rotated): one key, its value a list of card texts or a list of such
+        lists (see the module docstring)."""
         ...
 
     def to_act(self, state: Any) -> tuple[int, ...]: ...
@@ -91,7 +110,16 @@ class Engine(Protocol):
 
     def result(self, state: Any) -> dict[str, Any]: ...
 
-    def step_info(self, state: Any) -> dict[str, Any] | None: ...
+    def step_info(self, state: Any) -> dict[str, Any] | None:
+        """What the latest :meth:`apply` adds to every agent's ``info``, or ``None``."""
+        ...
+
+    def card_locations(self, state: Any) -> dict[str, tuple[int, ...]]:
+        """Where every card is: named places and their card ids (see the module docstring).
+
+        Two states with equal locations hold the same cards in the same places; the
+        conformance suite's state test compares states with it."""
+        ...
 
     @staticmethod
     def ending(result: Mapping[str, Any]) -> str:
@@ -190,7 +218,7 @@ def check_action(engine: Engine, state: Any, seat: int, action: Any, legal: Sequ
     action = int(action)
     if action not in legal:
         if 0 <= action < n:
-            texts = getattr(engine.codec, "texts", None)  # static move texts, where the game has
+            texts = engine.codec.texts  # static move texts, where the game has them
             shown = f" ({texts[action]})" if texts is not None else ""
             what = f"action {action}{shown} is illegal now"
         else:
@@ -208,9 +236,11 @@ class RulesEngine:
     rules: ClassVar[ModuleType]
     encoder: ObservationEncoder
 
-    def _build(self, config: Any, encoder: Any, codec: Any, state_encoder: Any) -> None:
-        """Set the configuration and its encoders (every engine's constructor calls this)."""
+    def _build(self, config: Any, encoder: Any, codec: Any, state_encoder: Any, deck: Deck) -> None:
+        """Set the configuration, its encoders and its deck (every engine's constructor calls
+        this)."""
         self.config = config
+        self.deck = deck
         self.num_players = config.num_players
         self.encoder = encoder
         self.codec = codec
@@ -228,6 +258,8 @@ class RulesEngine:
         return cls.rules.ending(result)
 
     def step_info(self, state: Any) -> dict[str, Any] | None:
+        """The state's ``step_info`` field: a game relying on this default keeps what its
+        ``apply`` reports there (and ``None`` in a fresh, cloned-fresh or sampled state)."""
         return state.step_info
 
     @staticmethod

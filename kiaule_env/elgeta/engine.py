@@ -39,7 +39,8 @@ class Engine(RulesEngine):
 
     def __init__(self, **options: Any):
         config = Config(**options)
-        self._build(config, ObservationEncoder(config), ActionCodec(config), state_encoder(config))
+        encoders = ObservationEncoder(config), ActionCodec(config), state_encoder(config)
+        self._build(config, *encoders, config.deck_cards)
 
     # ------------------------------------------------------------------ episode
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
@@ -50,6 +51,12 @@ class Engine(RulesEngine):
         suit."""
         piles = rules.deal_piles(self.config, rng)
         return {"piles": [[CARD_TEXTS[c] for c in pile] for pile in piles]}
+
+    def card_locations(self, state: State) -> dict[str, tuple[int, ...]]:
+        """Each seat's pile, top first (E2), and the cards on the table in play order (E3)."""
+        places = {f"pile {s}": tuple(p) for s, p in enumerate(state.piles)}
+        places["table"] = tuple(state.trick_cards)
+        return places
 
     def to_act(self, state: State) -> tuple[int, ...]:
         return () if state.over else (state.queue[state.queue_pos],)

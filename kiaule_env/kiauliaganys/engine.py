@@ -35,7 +35,8 @@ class Engine(RulesEngine):
 
     def __init__(self, **options: Any):
         config = Config(**options)
-        self._build(config, ObservationEncoder(config), ActionCodec(config), state_encoder(config))
+        encoders = ObservationEncoder(config), ActionCodec(config), state_encoder(config)
+        self._build(config, *encoders, config.the_deck)
 
     # ------------------------------------------------------------------ episode
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
@@ -53,6 +54,13 @@ class Engine(RulesEngine):
 
     def to_act(self, state: State) -> tuple[int, ...]:
         return () if state.to_act < 0 else (state.to_act,)
+
+    def card_locations(self, state: State) -> dict[str, tuple[int, ...]]:
+        """Each hand (sorted), the open fund and the face-down table in order (G2)."""
+        places = {f"hand {s}": tuple(sorted(h)) for s, h in enumerate(state.hands)}
+        places["fund"] = tuple(state.fund)
+        places["face down"] = tuple(state.face_down)
+        return places
 
     def legal_actions(self, state: State, seat: int) -> Sequence[int]:
         if seat != state.to_act:

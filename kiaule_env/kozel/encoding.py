@@ -196,6 +196,8 @@ class ActionCodec:
     """
 
     num_actions = NUM_MOVES
+    #: no static move texts: a card move names cards of the mover's hand (:meth:`text`)
+    texts = None
 
     @staticmethod
     def text(hand: tuple[int, ...] | list[int], action: int) -> str:

@@ -32,7 +32,7 @@ class Engine(RulesEngine):
 
     def __init__(self, **options: Any):
         config = Config(**options)
-        self._build(config, ENCODER, CODEC, state_encoder(config))  # K1: always four players
+        self._build(config, ENCODER, CODEC, state_encoder(config), DECK)  # K1: four players
 
     # ------------------------------------------------------------------ episode
     def new_episode(self, rng: np.random.Generator, options: Mapping[str, Any]) -> State:
@@ -59,6 +59,14 @@ class Engine(RulesEngine):
 
     def is_over(self, state: State) -> bool:
         return state.phase == PHASE_OVER
+
+    def card_locations(self, state: State) -> dict[str, tuple[int, ...]]:
+        """Each hand (sorted), the game's stock in dealing order (K3) and each team's taken
+        pile in order (K10)."""
+        places = {f"hand {s}": tuple(sorted(h)) for s, h in enumerate(state.hands)}
+        places["stock"] = tuple(state.stock)
+        places.update({f"pile {t}": tuple(p) for t, p in enumerate(state.piles)})
+        return places
 
     # ------------------------------------------------------------------ information
 

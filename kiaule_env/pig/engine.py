@@ -32,7 +32,8 @@ class Engine(RulesEngine):
 
     def __init__(self, **options: Any):
         config = Config(**options)
-        self._build(config, ObservationEncoder(config), ActionCodec(config), state_encoder(config))
+        encoders = ObservationEncoder(config), ActionCodec(config), state_encoder(config)
+        self._build(config, *encoders, rules.starting_deck(config))
         self._to_action = self.codec.to_action
 
     # ------------------------------------------------------------------ episode
@@ -50,12 +51,20 @@ class Engine(RulesEngine):
         must cover them.
         """
         config = self.config
-        deck = rules.starting_deck(config)
+        deck = self.deck
         if not config.full:
             return {"deck": shuffled_texts(deck, rng)}
         lives = 3 if config.letters else 1
         rounds = 2 * (config.num_players - 1) * lives + 4
         return {"decks": [shuffled_texts(deck, rng) for _ in range(rounds)]}
+
+    def card_locations(self, state: State) -> dict[str, tuple[int, ...]]:
+        """Each hand as its sorted ranks (suits never matter in Pig, P1), the stock (P6) and
+        the discard pile in order."""
+        places = {f"hand {s}": tuple(sorted(c % 13 for c in h)) for s, h in enumerate(state.hands)}
+        places["stock"] = tuple(state.stock)
+        places["discard"] = tuple(state.discard)
+        return places
 
     def to_act(self, state: State) -> tuple[int, ...]:
         return () if state.phase == OVER else tuple(state.seats_in)
