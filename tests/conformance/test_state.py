@@ -91,23 +91,29 @@ def test_state_sees_what_no_seat_sees(game, options):
         state = engine.new_episode(np.random.default_rng(seed), {})
         for seat in range(engine.num_players):
             other = engine.resample_hidden(state, seat, rng)
-            same_cards = _cards(other) == _cards(state)
+            same_cards = engine.card_locations(other) == engine.card_locations(state)
             assert same_cards or not np.array_equal(
                 engine.encode_state(other), engine.encode_state(state)
             ), f"seed {seed}, seat {seat}: the state misses hidden cards"
 
 
-def _cards(state) -> tuple:
-    """Where every card is, as far as the game tells cards apart: hands as sorted lists (as
-    ranks in Pig, whose suits never matter), piles and stocks in order."""
-    pig = type(state).__module__ == "kiaule_env.pig.rules"
-    key = (lambda c: c % 13) if pig else (lambda c: c)
-    parts = [repr([sorted(map(key, h)) for h in getattr(state, "hands", [])])]
-    for name in ("piles", "stock", "face_down", "discard"):
-        value = getattr(state, name, None)
-        if value is not None:
-            parts.append(repr([list(x) for x in value] if name == "piles" else list(value)))
-    return tuple(parts)
+@variants(default_only=True)
+def test_card_locations_hold_every_card_of_the_deal(game, options):
+    """``card_locations`` (the contract) names every card of a fresh deal exactly once, as far
+    as the game tells cards apart; a redeal of another seat's hidden cards moves some."""
+    engine = game.make_engine(**options)
+    state = engine.new_episode(np.random.default_rng(11), {})
+    places = engine.card_locations(state)
+    assert places and all(isinstance(k, str) for k in places)
+    held = sorted(c for cards in places.values() for c in cards)
+    assert len(held) == engine.deck.size  # the default options deal the whole deck
+    moved = False
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        other = engine.resample_hidden(state, 0, rng)
+        assert sorted(c for cards in engine.card_locations(other).values() for c in cards) == held
+        moved |= engine.card_locations(other) != places
+    assert moved, f"{game.name}: resampling seat 0's hidden cards never moved a card"
 
 
 def test_order_values_round_trip_and_errors():
