@@ -1,19 +1,69 @@
-"""The README's observation, action and state tables come from the encoders and must match."""
+"""The documentation's generated tables come from the encoders and the results files and must match:
+each game's page holds its facts, options, observation, action and state tables, and the pages
+that show published results hold every results table."""
 
 from __future__ import annotations
+
+import pytest
 
 from experiments import docs
 from kiaule_env import GAMES
 
-
-def test_readme_has_a_table_block_per_game_and_kind():
-    found = {(game, kind) for game, kind, _ in docs.blocks(docs.README.read_text())}
-    expected = {(g, k) for g in GAMES for k in ("observation", "action", "state")}
-    assert expected <= found
+#: the games of the package itself (a test fixture game registered from tests/ has no page)
+PACKAGED = [name for name, game in GAMES.items() if game.module.startswith("kiaule_env.")]
 
 
-def test_readme_tables_match_the_encoders():
-    for game, kind, body in docs.blocks(docs.README.read_text()):
-        assert body == docs.generated_table(game, kind), (
-            f"README {game} {kind} table drifted; run python -m experiments.docs"
-        )
+def test_every_game_of_the_package_has_a_page_with_a_block_per_kind():
+    assert PACKAGED
+    for game in PACKAGED:
+        page = docs.game_page(game)
+        assert page.is_file(), f"{game} has no documentation page {page}"
+        found = {(subject, kind) for subject, kind, _ in docs.blocks(page.read_text())}
+        assert {(game, kind) for kind in docs.GAME_KINDS} <= found, page
+
+
+def test_every_results_table_is_shown_somewhere():
+    found = {
+        kind
+        for path in docs.documents()
+        for subject, kind, _ in docs.blocks(path.read_text())
+        if subject == "results"
+    }
+    assert set(docs.RESULTS) <= found
+
+
+def test_every_generated_block_matches_the_code_and_the_results():
+    checked = 0
+    for path in docs.documents():
+        for subject, kind, body in docs.blocks(path.read_text()):
+            assert body == docs.block_body(subject, kind), (
+                f"{path.name}: {subject} {kind} drifted; run python -m experiments.docs"
+            )
+            checked += 1
+    assert checked >= len(PACKAGED) * len(docs.GAME_KINDS) + len(docs.RESULTS)
+
+
+def test_a_drifted_table_is_found_and_rewritten():
+    page = docs.game_page(PACKAGED[0]).read_text()
+    body = docs.blocks(page)[0][2]
+    tampered = page.replace(body, body.replace("|", "| stale", 1), 1)
+    assert tampered != page and docs.render(tampered) == page
+
+
+def test_the_results_tables_read_the_published_files():
+    assert "kozel/ppo" in docs.block_body("results", "benchmark")
+    assert "worlds=16" in docs.block_body("results", "strength")
+    assert ".zip" in docs.block_body("results", "zoo")
+
+
+@pytest.mark.parametrize(
+    ("subject", "kind", "message"),
+    [
+        ("results", "nope", "unknown results table 'nope'"),
+        ("chess", "observation", "unknown game 'chess'"),
+        (PACKAGED[0], "nope", "unknown table 'nope'"),
+    ],
+)
+def test_an_unknown_block_is_a_clear_error(subject, kind, message):
+    with pytest.raises(ValueError, match=message):
+        docs.block_body(subject, kind)
