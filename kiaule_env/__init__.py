@@ -18,6 +18,8 @@ fixed order; every tool derives what it knows about a game from it (``docs/ARCHI
 
 from __future__ import annotations
 
+import os
+
 import pettingzoo
 
 from kiaule_env.core.game import GameDescriptor, game_from_module
@@ -25,16 +27,54 @@ from kiaule_env.core.layout import ObservationLayout
 
 __version__ = "0.1.0"
 
+#: the environment variable naming more public game modules (comma-separated), appended to
+#: :data:`GAME_MODULES` when the package is imported: a game kept outside the package, such as the
+#: test suite's fixture game (``docs/ARCHITECTURE.md``, "Adding a game")
+GAME_MODULES_VARIABLE = "KIAULE_GAME_MODULES"
+
+
+def _extra_game_modules() -> tuple[str, ...]:
+    """The modules :data:`GAME_MODULES_VARIABLE` names, in order (none when it is unset)."""
+    text = os.environ.get(GAME_MODULES_VARIABLE, "")
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
 #: The one list of games: each module declares ``GAME = GameDescriptor(...)``.
 GAME_MODULES: tuple[str, ...] = (
     "kiaule_env.kozel_v0",
     "kiaule_env.kiauliaganys_v0",
     "kiaule_env.pig_v0",
     "kiaule_env.elgeta_v0",
+    *_extra_game_modules(),
 )
 
+
+def _load_games(modules: tuple[str, ...]) -> dict[str, GameDescriptor]:
+    """Game name -> descriptor of every module; an ``ImportError`` naming a module of
+    :data:`GAME_MODULES_VARIABLE` that cannot be imported, a ``ValueError`` naming a game
+    declared twice."""
+    games: dict[str, GameDescriptor] = {}
+    for module in modules:
+        try:
+            game = game_from_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not (module + ".").startswith(exc.name + "."):
+                raise  # an import error inside the module itself
+            raise ImportError(
+                f"{GAME_MODULES_VARIABLE} names {module!r}, which cannot be imported ({exc}); "
+                "give importable public game modules, comma-separated"
+            ) from exc
+        if game.name in games:
+            raise ValueError(
+                f"game {game.name!r} is declared twice ({games[game.name].module} and {module}); "
+                f"check {GAME_MODULES_VARIABLE}"
+            )
+        games[game.name] = game
+    return games
+
+
 #: game name -> descriptor, in the order of :data:`GAME_MODULES`
-GAMES: dict[str, GameDescriptor] = {game.name: game for game in map(game_from_module, GAME_MODULES)}
+GAMES: dict[str, GameDescriptor] = _load_games(GAME_MODULES)
 
 #: env id -> versioned module, for every game of the suite.
 ENV_MODULES: dict[str, str] = {game.env_id: game.module for game in GAMES.values()}

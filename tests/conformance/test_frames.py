@@ -23,7 +23,8 @@ def _load(env, state) -> None:
 
 def _frames(game, options, seed: int = 3, limit: int = 60) -> tuple[list[np.ndarray], object]:
     """The frames of the first ``limit`` steps of a seeded game with random legal moves: one
-    after the reset and one after every step."""
+    after the reset and one after every move (not after the ``None`` steps that retire the
+    agents of a finished game: they move nothing)."""
     env = game.env(render_mode="rgb_array", **options)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -32,7 +33,10 @@ def _frames(game, options, seed: int = 3, limit: int = 60) -> tuple[list[np.ndar
         if not env.agents:
             break
         obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         frames.append(env.render())
     return frames, env
 
@@ -99,15 +103,18 @@ def test_same_state_same_frame(game, options):
 
 @variants(default_only=True)
 def test_hands_are_drawn_face_up(game, options):
-    """The omniscient onlooker's table: giving a seat another card changes the picture."""
+    """The omniscient onlooker's table: cards moved to other places (a redeal of what a seat
+    cannot see, ``card_locations`` differing) change the picture."""
     _, env = _frames(game, options, seed=2, limit=12)  # Kiauliaganys starts with empty hands
     raw = env.unwrapped
+    engine = raw.engine
     before = env.render()
-    state = raw.engine.clone(raw.game_state)
-    hands = state.piles if game.name == "elgeta" else state.hands
-    first, second = [seat for seat, hand in enumerate(hands) if hand][:2]
-    hands[first][0], hands[second][0] = hands[second][0], hands[first][0]
-    _load(env, state)
+    places = engine.card_locations(raw.game_state)
+    rng = np.random.default_rng(2)
+    n = engine.num_players
+    redeals = (engine.resample_hidden(raw.game_state, t % n, rng) for t in range(20))
+    moved = next(o for o in redeals if engine.card_locations(o) != places)
+    _load(env, moved)
     assert not np.array_equal(env.render(), before)
 
 

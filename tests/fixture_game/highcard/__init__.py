@@ -1,0 +1,1 @@
+"""High card, the test suite's fixture game: the rules engine and its env (``RULES.md``)."""
