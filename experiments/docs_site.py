@@ -9,14 +9,22 @@ page links ``kiaule_env/kozel/RULES.md`` (or ``../kiaule_env/...`` from a folder
 checks the link like any other, which ``mkdocs build --strict`` turns into an error when a target
 is missing.
 
+Docstrings are written with reStructuredText roles (``:class:`~a.b.C```) and ``::`` literal
+blocks, as ``help()`` shows them; :class:`ReadableDocstrings`, a Griffe
+extension of the API reference, turns those into Markdown (code spans, indented code) so the
+pages show names, not markup.
+
 The navigation's "Games" section lists a page per game of :data:`kiaule_env.GAMES` that has one
 (``docs/games/<game>.md``), in that order, so a new game's page needs no edit of ``mkdocs.yml``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
+import griffe
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
@@ -35,6 +43,30 @@ MIRRORED: tuple[str, ...] = (
     "experiments/results/**/*.csv",
     "experiments/results/**/*.json",
 )
+
+
+#: a reStructuredText role: ``:class:`~a.b.C``` or ``:func:`a.b```
+ROLE = re.compile(r":(?:class|func|data|meth|attr|mod|exc|obj|const):`(~?)([^`]+)`")
+
+
+def markdown_docstring(text: str) -> str:
+    """``text`` with reStructuredText roles as code spans (``~`` keeps the last name, as Sphinx
+    shows it) and a paragraph's closing ``::`` (a literal block follows) as ``:``."""
+
+    def role(match: re.Match) -> str:
+        target = match[2].split(".")[-1] if match[1] else match[2]
+        return f"`{target}`"
+
+    text = ROLE.sub(role, text)
+    return re.sub(r"(\S)::$", r"\1:", text, flags=re.MULTILINE)
+
+
+class ReadableDocstrings(griffe.Extension):
+    """Griffe extension: every docstring of the API reference through :func:`markdown_docstring`."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is not None:
+            obj.docstring.value = markdown_docstring(obj.docstring.value)
 
 
 def mirrored_paths(root: Path = ROOT) -> list[str]:

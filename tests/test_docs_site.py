@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments import docs_site
+#: the site needs the 'docs' extra; without it these tests skip, saying so
+for _module in ("mkdocs", "material", "mkdocstrings_handlers.python", "griffe"):
+    pytest.importorskip(_module, reason="the site needs the 'docs' extra: pip install '.[docs]'")
+docs_site = pytest.importorskip("experiments.docs_site")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,8 +31,6 @@ def test_the_mirrored_documents_include_every_games_rules_and_the_published_resu
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The site built by ``mkdocs build --strict`` into a temporary folder."""
-    for module in ("mkdocs", "material", "mkdocstrings_handlers.python"):
-        pytest.importorskip(module, reason="the site needs the 'docs' extra: pip install '.[docs]'")
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     build = subprocess.run(
@@ -44,6 +45,14 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+def test_docstring_markup_becomes_markdown():
+    text = "See :class:`~kiaule_env.core.game.GameDescriptor`, :func:`agents.make`::\n\n    x = 1"
+    assert docs_site.markdown_docstring(text) == (
+        "See `GameDescriptor`, `agents.make`:\n\n    x = 1"
+    )
+    assert docs_site.markdown_docstring("a ``literal`` stays") == "a ``literal`` stays"
+
+
 def test_the_site_builds_strictly_with_every_page_of_the_navigation(site):
     for page in ("index.html", "getting-started/index.html", "games/kozel/index.html"):
         assert (site / page).is_file(), page
@@ -56,3 +65,15 @@ def test_the_api_reference_renders_the_docstrings(site):
     assert "Options (constructor keywords)" in envs and "kiaule_env.kozel_v0" in envs
     core = (site / "api/core/index.html").read_text()
     assert "kiaule_env.core.engine" in core and "play_episode" in core
+    assert ":class:" not in core and ":func:" not in core
+
+
+def test_each_game_page_is_in_the_navigation_in_the_order_of_games(site):
+    from kiaule_env import GAMES
+
+    home = (site / "index.html").read_text()
+    pages = [
+        f'href="games/{name}/"' for name in GAMES if (ROOT / f"docs/games/{name}.md").is_file()
+    ]
+    assert pages and all(page in home for page in pages)
+    assert [home.index(page) for page in pages] == sorted(home.index(page) for page in pages)
