@@ -121,8 +121,15 @@ from __future__ import annotations
 from typing import Any
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.core.game import GameDescriptor
+from kiaule_env.core.game import GameDescriptor, OpenSpielBridge
 from kiaule_env.elgeta.env import ElgetaEnv
+from kiaule_env.elgeta.rules import Config
+
+
+def _max_steps(config: Config) -> int | None:
+    """E8: at most max_tricks tricks, each at most every card played once."""
+    return config.max_tricks * config.deck_cards.size
+
 
 GAME = GameDescriptor(
     name="elgeta",
@@ -136,13 +143,12 @@ GAME = GameDescriptor(
     teams=None,
     has_decisions=False,
     reward_range=(-1.0, 1.0),  # E9: the winner +1, the others −1/(n−1)
-    default_options={
-        "num_players": 4,
-        "deck": "52",
-        "max_tricks": 10_000,
-        "stop_on_all_aces": False,
-    },
-    longest_game="max_tricks tricks (E8 cap, default 10,000); a repeated position ends it (E8)",
+    config=Config,
+    max_steps=_max_steps,
+    longest_game_reason=(
+        "max_tricks tricks (E8 cap, default 10,000), each at most every card played once; a "
+        "repeated position ends it (E8)"
+    ),
     summary="War-like: no decisions after the deal, the highest card takes the trick",
     variants=(
         {"num_players": 2, "deck": "32"},
@@ -154,6 +160,8 @@ GAME = GameDescriptor(
     ),
     bench_options={"num_players": 4, "deck": "52"},
     benchmark_games=400,
+    small_options={"num_players": 2, "deck": "32"},
+    openspiel=OpenSpielBridge(deal="kiaule_env.elgeta.chance:ElgetaDeal"),  # E2 piles
     benchmark_note=(
         "4 players; no decisions (E3: the only move is `play`), so every agent must score "
         "exactly the same — a check of the duplicate-deal fairness"

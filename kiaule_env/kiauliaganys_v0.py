@@ -142,8 +142,18 @@ from __future__ import annotations
 from pettingzoo import AECEnv
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.core.game import GameDescriptor
+from kiaule_env.core.game import GameDescriptor, OpenSpielBridge
 from kiaule_env.kiauliaganys.env import KiauliaganysEnv
+from kiaule_env.kiauliaganys.rules import Config
+
+
+def _max_steps(config: Config) -> int | None:
+    """G10: each turn a match step and a drag step; the G8 last turn adds one per seat; a
+    match (G11) has no bound."""
+    if config.match_years is not None:
+        return None
+    return 2 * config.max_turns + 2 * config.num_players
+
 
 GAME = GameDescriptor(
     name="kiauliaganys",
@@ -157,20 +167,12 @@ GAME = GameDescriptor(
     teams=None,
     has_decisions=True,
     reward_range=(-1.0, 1.0),  # G12: swineherd −1, the others +1/(n−1)
-    default_options={
-        "num_players": 4,
-        "deck": "52",
-        "pips": "points",
-        "max_turns": 1000,
-        "match_years": None,
-        "reward": "win_loss",
-        "must_play_from_hand": False,
-        "blind_drag_only_when_empty_hand": False,
-        "repetition": 3,
-    },
-    longest_game=(
-        "max_turns turns (G10, default 1000), each a match step and a drag step; in practice "
-        "far fewer: a position's third occurrence ends the deal (G10a)"
+    config=Config,
+    max_steps=_max_steps,
+    longest_game_reason=(
+        "max_turns turns (G10, default 1000), each a match step and a drag step, and the G8 "
+        "last turn; in practice far fewer: a position's third occurrence ends the deal (G10a); "
+        "a match (G11) is unbounded"
     ),
     summary="shed cards by matching the required suit, then drag the suit the next must find",
     variants=(
@@ -185,6 +187,10 @@ GAME = GameDescriptor(
     bench_options={"num_players": 4, "deck": "52"},
     benchmark_games=6000,
     benchmark_note="4 players, 52 cards; reward −1 swineherd, +1/3 others (G12)",
+    small_options={"num_players": 3, "deck": "36"},
+    openspiel=OpenSpielBridge(
+        fixed={"match_years": None, "reward": "win_loss"},  # one deal; G12 ±1 returns
+    ),
 )
 
 raw_env = KiauliaganysEnv

@@ -131,8 +131,19 @@ from __future__ import annotations
 from pettingzoo import AECEnv
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.core.game import GameDescriptor
+from kiaule_env.core.game import GameDescriptor, OpenSpielBridge
 from kiaule_env.kozel.env import KozelEnv
+from kiaule_env.kozel.rules import Config
+
+#: K12/K15: the largest return of one seat in a single game, per reward
+_UTILITY = {"loss_points": 6.0, "win_loss": 1.0, "card_points": 1.0}
+
+
+def _max_steps(config: Config) -> int | None:
+    """K5–K8: a game is 9 tricks of at most 4 plays and 3 claim decisions; a series has no
+    bound (K13 eggs games pay no loss points)."""
+    return None if config.series else 63
+
 
 __all__ = ["GAME", "action_table", "env", "observation_table", "raw_env"]
 
@@ -148,19 +159,12 @@ GAME = GameDescriptor(
     teams=((0, 2), (1, 3)),  # K1
     has_decisions=True,
     reward_range=(-6.0, 6.0),  # K12 loss points of one game; a series pays every game
-    default_options={
-        "num_players": 4,
-        "deck": "36",
-        "trump_card": "middle",
-        "molodka": "any",
-        "beat_partner": True,
-        "eggs": None,
-        "series": False,
-        "reward": "loss_points",
-    },
-    longest_game=(
+    config=Config,
+    max_steps=_max_steps,
+    longest_game_reason=(
         "one game: 9 tricks of at most 4 plays and 3 claim/decline decisions each (63 "
-        "decisions); a series (K14) ends when a team reaches 12 loss points"
+        "decisions, K5–K8); a series (K14) ends when a team reaches 12 loss points, after "
+        "any number of eggs games (K13)"
     ),
     summary="2 v 2 trick-taking with trump, multi-card leads and face-down discards",
     variants=(
@@ -174,6 +178,11 @@ GAME = GameDescriptor(
     ),
     benchmark_games=16000,
     benchmark_note="2 v 2, one agent per team (K1); single games (K15 loss points)",
+    openspiel=OpenSpielBridge(
+        fixed={"series": False},  # K14: one game, every random event in its deal
+        hidden=("num_players", "deck", "eggs"),  # K1, K2: one value; K13: series only
+        utility=lambda engine: _UTILITY[engine.config.reward],
+    ),
 )
 
 raw_env = KozelEnv

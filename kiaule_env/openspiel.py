@@ -8,7 +8,15 @@ with explicit chance (``ChanceMode.EXPLICIT_STOCHASTIC``):
   ``i`` of the deck in canonical order), :class:`DeckDeal`;
 * ``kiaule_kiauliaganys`` (RULES §2): the same with the configured deck (G2);
 * ``kiaule_elgeta`` (RULES §4): with three players first the suit left out, then every seat's
-  pile card by card (E2), :class:`ElgetaDeal`, the distribution of ``rules.deal_piles``.
+  pile card by card (E2), :class:`kiaule_env.elgeta.chance.ElgetaDeal`, the distribution of
+  ``rules.deal_piles``.
+
+Nothing here is written per game: a game is bridged when its descriptor declares
+``openspiel=OpenSpielBridge(...)`` (``kiaule_env.core.game``), and :func:`bridge_spec` derives
+the rest: the parameters are the rules ``Config``'s keywords with its defaults (less the fixed
+and hidden ones), the longest game is the descriptor's ``max_steps``, the player counts its
+``player_counts``, the deal the engine's ``deck`` card by card unless the game names its own
+deal class, sequential or simultaneous as the engine (:func:`game_class`).
 
 After the deal the players decide through the engine (``Engine.legal_actions`` / ``apply``, the
 env's action indices). The bridged configurations are single deals (no Kozel series, no
@@ -60,22 +68,23 @@ segmentation fault (open_spiel 2.0.2); use the Python bot.
 (``Dynamics.SIMULTANEOUS``) with explicit chance: the deal (the starting deck card by card),
 and after a joint action every draw the rules make, as chance nodes before the step takes
 effect (P3 the reaction order of players touching in the same step, one pick at a time; D3 the
-pig of a race cut short), :class:`PigGame`. Its parameters: ``num_players``, ``stock``,
+pig of a race cut short), :class:`SimultaneousGame`. Its parameters: ``num_players``, ``stock``,
 ``tokens``, ``false_nose`` (``"none"``), ``max_passes``, ``max_race_steps``.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 import numpy as np
 import pyspiel
 
 from kiaule_env import GAMES
-from kiaule_env.cards import CARD_TEXTS, SUITS, Deck
-from kiaule_env.elgeta import rules as elgeta_rules
+from kiaule_env.cards import CARD_TEXTS, Deck
+from kiaule_env.core.game import GameDescriptor
 
 #: pyspiel parameters cannot be ``None``: this string stands for it
 NONE = "none"
@@ -156,73 +165,11 @@ class DeckDeal:
         return f"deal {CARD_TEXTS[self.deck.cards[action]]}"
 
 
-class ElgetaDeal:
-    """Elgeta's deal (E2) as chance nodes: with three players first the suit left out (chance
-    action ``0..3`` = ``SEAT_SUITS`` index, uniform), then every seat's pile card by card, top
-    first, each uniform among that seat's cards not drawn yet (chance action = the card's index
-    in the deck); the reset options are ``{"piles": …}``. The same distribution as
-    ``rules.deal_piles``."""
-
-    def __init__(self, engine: Any):
-        config = self.config = engine.config
-        self.deck = engine.deck
-        self.n = config.num_players
-        self.three = self.n == 3
-        self.max_outcomes = max(self.deck.size, 4)
-        self.length = int(self.three) + sum(len(p) for p in self._seat_cards(self._left(None)))
-
-    def _left(self, drawn: list[int] | None) -> str | None:
-        if not self.three:
-            return None
-        return elgeta_rules.SEAT_SUITS[drawn[0]] if drawn else elgeta_rules.SEAT_SUITS[0]
-
-    def _seat_cards(self, left_out: str | None) -> list[list[int]]:
-        """Deck indices of each seat's cards, canonical order."""
-        ranks = [r for r in self.deck.cards if r < 13]
-        out = []
-        for suits in elgeta_rules.seat_suits(self.n, left_out):
-            cards = [SUITS.index(s) * 13 + r for s in suits for r in ranks]
-            out.append(sorted(int(self.deck.position[c]) for c in cards))
-        return out
-
-    def _piles(self, drawn: list[int]) -> tuple[list[list[int]], list[list[int]]]:
-        """(each seat's deck indices, each seat's drawn pile so far)."""
-        cards = drawn[1:] if self.three else drawn
-        seats = self._seat_cards(self._left(drawn))
-        piles, start = [], 0
-        for seat in seats:
-            piles.append(cards[start : start + len(seat)])
-            start += len(seat)
-        return seats, piles
-
-    def outcomes(self, drawn: list[int]) -> list[int]:
-        if self.three and not drawn:
-            return [0, 1, 2, 3]
-        seats, piles = self._piles(drawn)
-        for seat, pile in zip(seats, piles, strict=True):
-            if len(pile) < len(seat):
-                taken = set(pile)
-                return [i for i in seat if i not in taken]
-        return []
-
-    def done(self, drawn: list[int]) -> bool:
-        return len(drawn) == self.length
-
-    def options(self, drawn: list[int]) -> dict[str, Any]:
-        _, piles = self._piles(drawn)
-        return {"piles": [[CARD_TEXTS[self.deck.cards[i]] for i in pile] for pile in piles]}
-
-    def text(self, drawn: list[int], action: int) -> str:
-        if self.three and not drawn:
-            return f"leave out {elgeta_rules.SEAT_SUITS[action]}"
-        seats, piles = self._piles(drawn)
-        seat = next(s for s, (c, p) in enumerate(zip(seats, piles, strict=True)) if len(p) < len(c))
-        return f"deal {CARD_TEXTS[self.deck.cards[action]]} to player_{seat}"
-
-
 @dataclass(frozen=True)
 class BridgeSpec:
-    """How one game of the suite becomes a pyspiel game."""
+    """How one game of the suite becomes a pyspiel game, derived by :func:`bridge_spec` from
+    its descriptor (the rules ``Config``, ``max_steps``, ``player_counts``) and its
+    :class:`~kiaule_env.core.game.OpenSpielBridge` declaration."""
 
     #: the suite's game name (``kiaule_env.GAMES``)
     game: str
@@ -234,7 +181,8 @@ class BridgeSpec:
     deal: Callable[[Any], Any]
     #: the utility bound for an engine (returns lie in ``[-bound, bound]``)
     utility: Callable[[Any], float]
-    #: the longest sequence of decisions for an engine (``GameInfo.max_game_length`` adds the deal)
+    #: the longest sequence of engine steps for an engine (the descriptor's ``max_steps``;
+    #: ``GameInfo.max_game_length`` adds the deal)
     decisions: Callable[[Any], int]
     #: parameters whose value 0 stands for the engine's ``None`` (pyspiel ints cannot be None)
     zero_is_none: tuple[str, ...] = ()
@@ -243,52 +191,68 @@ class BridgeSpec:
     int_as_str: tuple[str, ...] = ()
 
 
-_KOZEL_UTILITY = {"loss_points": 6.0, "win_loss": 1.0, "card_points": 1.0}
+def _is_optional_int(annotation: Any) -> bool:
+    """Whether a ``Config`` field's annotation is ``int | None`` (as text or as a type)."""
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return text.replace(" ", "") in ("int|None", "Optional[int]", "typing.Optional[int]")
 
-SPECS: dict[str, BridgeSpec] = {
-    "kozel": BridgeSpec(
-        game="kozel",
-        params={
-            "trump_card": "middle",
-            "molodka": "any",
-            "beat_partner": True,
-            "reward": "loss_points",
-        },
-        fixed={"series": False},
-        deal=lambda engine: DeckDeal(engine.deck),
-        utility=lambda engine: _KOZEL_UTILITY[engine.config.reward],
-        decisions=lambda engine: 63,  # K5–K8: 9 tricks of ≤ 4 plays and 3 claim decisions
-    ),
-    "kiauliaganys": BridgeSpec(
-        game="kiauliaganys",
-        params={
-            "num_players": 4,
-            "deck": 52,
-            "pips": "points",
-            "max_turns": 1000,
-            "must_play_from_hand": False,
-            "blind_drag_only_when_empty_hand": False,
-            "repetition": 3,
-        },
-        fixed={"match_years": None, "reward": "win_loss"},
-        deal=lambda engine: DeckDeal(engine.deck),
-        utility=lambda engine: 1.0,  # G12 win_loss: swineherd −1, the others +1/(n−1)
-        # G10: each turn a match step and a drag step; the G8 last turn adds one per seat
-        decisions=lambda engine: 2 * engine.config.max_turns + 2 * engine.num_players,
-        zero_is_none=("repetition",),
-        int_as_str=("deck",),
-    ),
-    "elgeta": BridgeSpec(
-        game="elgeta",
-        params={"num_players": 4, "deck": 52, "max_tricks": 10_000, "stop_on_all_aces": False},
-        fixed={},
-        deal=lambda engine: ElgetaDeal(engine),
-        utility=lambda engine: 1.0,  # E9: the winner +1, the others −1/(n−1)
-        # E8: at most max_tricks tricks, each at most every card played once
-        decisions=lambda engine: engine.config.max_tricks * engine.deck.size,
-        int_as_str=("deck",),
-    ),
-}
+
+def _parameter(value: Any, annotation: Any) -> tuple[Any, str | None]:
+    """A rule keyword's default as a pyspiel parameter value, and how the bridge turns it back:
+    ``"none"`` for None, 0 for None of an ``int | None`` keyword, an int for a deck of digits."""
+    if value is None:
+        return NONE, None
+    if _is_optional_int(annotation):
+        return value, "zero_is_none"
+    if isinstance(value, str) and value.isdigit():
+        return int(value), "int_as_str"
+    return value, None
+
+
+def _deal_factory(declared: str | None) -> Callable[[Any], Any]:
+    """The deal's chance nodes for an engine: the class a game declares (``"module:Class"``,
+    built from the engine), else its ``deck`` card by card (:class:`DeckDeal`)."""
+    if declared is None:
+        return lambda engine: DeckDeal(engine.deck)
+    module, _, name = declared.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _decisions(game: GameDescriptor) -> Callable[[Any], int]:
+    def decisions(engine: Any) -> int:
+        steps = game.max_steps(engine.config)
+        if steps is None:
+            raise ValueError(f"{game.name}: the bridged configuration has no longest game")
+        return int(steps)
+
+    return decisions
+
+
+def bridge_spec(game: GameDescriptor) -> BridgeSpec:
+    """The bridge of ``game`` (which declares ``openspiel``): every rule keyword of its
+    ``Config`` except the fixed and hidden ones is a parameter with the ``Config``'s default."""
+    declared = game.openspiel
+    if declared is None:
+        raise ValueError(f"{game.name} declares no OpenSpiel bridge (GameDescriptor.openspiel)")
+    left_out = set(declared.fixed) | set(declared.hidden)
+    params: dict[str, Any] = {}
+    turned: dict[str, list[str]] = {"zero_is_none": [], "int_as_str": []}
+    for f in fields(game.config):
+        if f.name in left_out or f.default is MISSING:
+            continue
+        params[f.name], how = _parameter(f.default, f.type)
+        if how is not None:
+            turned[how].append(f.name)
+    return BridgeSpec(
+        game=game.name,
+        params=params,
+        fixed=dict(declared.fixed),
+        deal=_deal_factory(declared.deal),
+        utility=declared.utility,
+        decisions=_decisions(game),
+        zero_is_none=tuple(turned["zero_is_none"]),
+        int_as_str=tuple(turned["int_as_str"]),
+    )
 
 
 #: parameters of the bridge itself (not engine keywords), offered by every sequential game:
@@ -297,15 +261,21 @@ SPECS: dict[str, BridgeSpec] = {
 BRIDGE_PARAMS: dict[str, Any] = {"terminal_rewards": False}
 
 
+def _simultaneous(spec: BridgeSpec) -> bool:
+    return bool(GAMES[spec.game].engine_class().simultaneous)
+
+
 def game_type(spec: BridgeSpec, terminal_rewards: bool = False) -> pyspiel.GameType:
     """The pyspiel ``GameType`` of a bridged game: ``kiaule_<game>`` (its reward model TERMINAL
-    with ``terminal_rewards``, else REWARDS)."""
+    with ``terminal_rewards``, else REWARDS), sequential or simultaneous as its engine."""
     game = GAMES[spec.game]
     rewards = pyspiel.GameType.RewardModel
+    dynamics = pyspiel.GameType.Dynamics
+    simultaneous = _simultaneous(spec)
     return pyspiel.GameType(
         short_name=f"kiaule_{spec.game}",
         long_name=f"kiaule-env {spec.game.capitalize()}",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        dynamics=dynamics.SIMULTANEOUS if simultaneous else dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
@@ -317,7 +287,7 @@ def game_type(spec: BridgeSpec, terminal_rewards: bool = False) -> pyspiel.GameT
         provides_observation_string=True,
         provides_observation_tensor=True,
         provides_factored_observation_string=False,
-        parameter_specification={**spec.params, **BRIDGE_PARAMS},
+        parameter_specification={**spec.params, **({} if simultaneous else BRIDGE_PARAMS)},
     )
 
 
@@ -334,9 +304,10 @@ def _options(spec: BridgeSpec, params: Mapping[str, Any]) -> dict[str, Any]:
     spec says); unknown keys refused."""
     unknown = sorted(set(params) - set(spec.params))
     if unknown:
+        own = [] if _simultaneous(spec) else list(BRIDGE_PARAMS)
         raise ValueError(
             f"unknown parameter(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join([*spec.params, *BRIDGE_PARAMS])}"
+            f"allowed: {', '.join([*spec.params, *own])}"
         )
     merged = {**spec.params, **params}
     options = {k: None if v == NONE else v for k, v in merged.items()}
@@ -349,9 +320,11 @@ def _options(spec: BridgeSpec, params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class KiauleGame(pyspiel.Game):
-    """A game of the suite as a pyspiel game (a subclass per game sets ``spec``)."""
+    """A sequential game of the suite as a pyspiel game (:func:`game_class` makes a subclass
+    per game, setting ``spec`` and ``_type``)."""
 
     spec: BridgeSpec
+    _type: pyspiel.GameType
 
     def __init__(self, params: Mapping[str, Any] | None = None):
         spec = self.spec
@@ -389,7 +362,7 @@ class KiauleGame(pyspiel.Game):
 class KiauleState(pyspiel.State):
     """A deal in progress (chance nodes) or an engine episode (the players' decisions)."""
 
-    def __init__(self, game: KiauleGame | PigGame):
+    def __init__(self, game: KiauleGame | SimultaneousGame):
         super().__init__(game)
         self._shared: _Shared = game.shared
         #: the chance actions of the deal so far
@@ -562,7 +535,7 @@ class RecallObserver:
     the longest game's decisions, zero rows past the last action). All zero during the deal.
     """
 
-    def __init__(self, game: KiauleGame | PigGame):
+    def __init__(self, game: KiauleGame | SimultaneousGame):
         self.engine = game.engine
         size = self.engine.encoder.layout.size
         rows, width = game.history_length, self.engine.num_actions
@@ -657,27 +630,6 @@ class StatelessBot(pyspiel.Bot):
         """Nothing to track: the next step reads everything from its state."""
 
 
-class KozelGame(KiauleGame):
-    """``kiaule_kozel``."""
-
-    spec = SPECS["kozel"]
-    _type = game_type(spec)
-
-
-class KiauliaganysGame(KiauleGame):
-    """``kiaule_kiauliaganys``."""
-
-    spec = SPECS["kiauliaganys"]
-    _type = game_type(spec)
-
-
-class ElgetaGame(KiauleGame):
-    """``kiaule_elgeta``."""
-
-    spec = SPECS["elgeta"]
-    _type = game_type(spec)
-
-
 class _ScriptedRng:
     """Stands in for the episode generator during one Pig step: serves the draws chance nodes
     chose (``script``), and records the first draw it has no value for (``request``)."""
@@ -703,69 +655,44 @@ class _ScriptedRng:
         return int(self._next("integers", int(n), 0))
 
 
-_PIG_PARAMS: dict[str, Any] = {
-    "num_players": 4,
-    "stock": False,
-    "tokens": False,
-    "false_nose": NONE,
-    "max_passes": 200,
-    "max_race_steps": 20,
-}
+class SimultaneousGame(pyspiel.Game):
+    """A simultaneous game of the suite (``kiaule_pig``: one round of Pig, RULES §3) as a
+    simultaneous pyspiel game (:func:`game_class` makes a subclass per game).
 
-_PIG_TYPE = pyspiel.GameType(
-    short_name="kiaule_pig",
-    long_name="kiaule-env Pig",
-    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
-    max_num_players=13,
-    min_num_players=3,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=False,
-    parameter_specification=_PIG_PARAMS,
-)
-
-
-class PigGame(pyspiel.Game):
-    """``kiaule_pig``: one round of Pig (RULES §3) as a simultaneous pyspiel game.
-
-    Chance nodes: the deal (the starting deck card by card, :class:`DeckDeal`), and after a
-    joint action every draw the rules make (P3: the reaction order of players touching in the
-    same step, one pick at a time, each uniform among those not placed yet; D3: the pig of a
-    race cut short, uniform). A full game (``game="full"``, later deals) is not offered.
+    Chance nodes: the deal (the deck card by card, :class:`DeckDeal`), and after a joint action
+    every draw the rules make from the episode's generator (Pig's P3: the reaction order of
+    players touching in the same step, one pick at a time, each uniform among those not placed
+    yet; D3: the pig of a race cut short, uniform). A full game (``game="full"``, later deals)
+    is not offered.
     """
 
+    spec: BridgeSpec
+    _type: pyspiel.GameType
+
     def __init__(self, params: Mapping[str, Any] | None = None):
-        unknown = sorted(set(params or {}) - set(_PIG_PARAMS))
-        if unknown:
-            raise ValueError(f"unknown parameter(s) {unknown}; allowed: {', '.join(_PIG_PARAMS)}")
-        options = {**_PIG_PARAMS, **(params or {})}
-        options = {k: None if v == NONE else v for k, v in options.items()}
-        self.engine = GAMES["pig"].make_engine(game="round", **options)
-        self.deal = DeckDeal(self.engine.deck)
+        spec = self.spec
+        options = _options(spec, dict(params or {}))
+        self.engine = GAMES[spec.game].make_engine(**options)  # a bad value is a ValueError
+        self.deal = spec.deal(self.engine)
         self.shared = _Shared(self.engine, self.deal)
         n = self.engine.num_players
-        steps = self.engine.config.max_passes + self.engine.config.max_race_steps + 2
+        steps = spec.decisions(self.engine)
         #: a seat's own actions at most (the information-state tensor's rows): one per step
         self.history_length = steps
+        bound = float(spec.utility(self.engine))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.engine.num_actions,
             max_chance_outcomes=max(self.deal.max_outcomes, n),
             num_players=n,
-            min_utility=-1.0,
-            max_utility=1.0,
+            min_utility=-bound,
+            max_utility=bound,
             utility_sum=0.0,
             max_game_length=self.deal.length + steps * (1 + n),
         )
-        super().__init__(_PIG_TYPE, info, dict(params or {}))
+        super().__init__(self._type, info, dict(params or {}))
 
-    def new_initial_state(self) -> PigState:
-        return PigState(self)
+    def new_initial_state(self) -> SimultaneousState:
+        return SimultaneousState(self)
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
@@ -773,13 +700,13 @@ class PigGame(pyspiel.Game):
         return make_observer(self, iig_obs_type, params)
 
 
-class PigState(KiauleState):
+class SimultaneousState(KiauleState):
     """A Pig round: the deal (chance), simultaneous steps, the rules' draws (chance).
 
     The deal, the engine state, rewards, returns and the text come from :class:`KiauleState`.
     """
 
-    def __init__(self, game: PigGame):
+    def __init__(self, game: SimultaneousGame):
         super().__init__(game)
         #: the joint action waiting for its draws, the draws chosen so far, a pick in progress
         self._pending: list[int] | None = None
@@ -873,11 +800,19 @@ class PigState(KiauleState):
         return self.current_player() == int(pyspiel.PlayerId.TERMINAL)
 
 
-#: short name -> game class, every game registered with pyspiel on import
-REGISTERED: dict[str, type[pyspiel.Game]] = {
-    cls._type.short_name: cls for cls in (KozelGame, KiauliaganysGame, ElgetaGame)
-}
-REGISTERED["kiaule_pig"] = PigGame
-for _cls in (KozelGame, KiauliaganysGame, ElgetaGame):
-    pyspiel.register_game(_cls._type, _cls)
-pyspiel.register_game(_PIG_TYPE, PigGame)
+def game_class(game: GameDescriptor) -> type[pyspiel.Game]:
+    """The pyspiel game class of a game that declares an OpenSpiel bridge: a
+    :class:`KiauleGame` (sequential) or :class:`SimultaneousGame` subclass named after it."""
+    spec = bridge_spec(game)
+    base = SimultaneousGame if _simultaneous(spec) else KiauleGame
+    name = f"{game.name.capitalize()}Game"
+    doc = f"``kiaule_{game.name}``: {game.summary or game.name} (derived from its descriptor)."
+    return type(name, (base,), {"spec": spec, "_type": game_type(spec), "__doc__": doc})
+
+
+#: short name -> game class, every game declaring ``openspiel`` registered with pyspiel on import
+REGISTERED: dict[str, type[pyspiel.Game]] = {}
+for _game in GAMES.values():
+    if _game.openspiel is not None:
+        _cls = REGISTERED[f"kiaule_{_game.name}"] = game_class(_game)
+        pyspiel.register_game(_cls._type, _cls)

@@ -145,8 +145,16 @@ from __future__ import annotations
 from typing import Any
 
 from kiaule_env.core.aec import wrap_classic
-from kiaule_env.core.game import GameDescriptor
+from kiaule_env.core.game import GameDescriptor, OpenSpielBridge
 from kiaule_env.pig.env import PigAECEnv, PigParallelEnv
+from kiaule_env.pig.rules import Config
+
+
+def _max_steps(config: Config) -> int | None:
+    """P4, P3: a round's passing steps, race steps and the two that open and close the race;
+    a full game (P5) has no bound."""
+    return None if config.full else config.max_passes + config.max_race_steps + 2
+
 
 GAME = GameDescriptor(
     name="pig",
@@ -160,19 +168,12 @@ GAME = GameDescriptor(
     teams=None,
     has_decisions=True,
     reward_range=(-1.0, 1.0),  # P9: the pig −1, the others +1/(n−1)
-    default_options={
-        "num_players": 4,
-        "game": "round",
-        "stock": False,
-        "letters": False,
-        "tokens": False,
-        "false_nose": None,
-        "max_passes": 200,
-        "max_race_steps": 20,
-    },
-    longest_game=(
-        "a round: max_passes passing steps (P4, default 200) and max_race_steps race steps "
-        "(default 20); a full game: at most 2 (n − 1) × lives deciding rounds"
+    config=Config,
+    max_steps=_max_steps,
+    longest_game_reason=(
+        "a round: max_passes passing steps (P4, default 200), max_race_steps race steps "
+        "(P3, default 20) and the steps that start and end the race; a full game (P5) is "
+        "unbounded: capped rounds decide nothing"
     ),
     summary="everyone passes a card left at once to collect four of a kind, then the nose race",
     variants=(
@@ -191,6 +192,11 @@ GAME = GameDescriptor(
     bench_options={"num_players": 4},
     benchmark_games=4000,
     benchmark_note="4 players, one round; reward −1 pig, +1/3 others (P9)",
+    small_options={"num_players": 3},
+    openspiel=OpenSpielBridge(
+        fixed={"game": "round"},  # P5: one round, every random event a chance node
+        hidden=("letters",),  # P7: full games only
+    ),
 )
 
 __all__ = ["GAME", "action_table", "env", "observation_table", "parallel_env", "raw_env"]

@@ -626,8 +626,9 @@ def test_terminal_rewards_pay_the_deals_result_only_at_the_end(name, params):
 
 
 def test_terminal_rewards_must_be_a_bool():
-    from kiaule_env.openspiel import KozelGame
+    from kiaule_env.openspiel import REGISTERED
 
+    KozelGame = REGISTERED["kiaule_kozel"]
     with pytest.raises(ValueError, match="terminal_rewards must be true or false, got 1"):
         KozelGame({"terminal_rewards": 1})
     with pytest.raises(ValueError, match=r"allowed: .*terminal_rewards"):

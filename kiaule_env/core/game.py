@@ -12,8 +12,8 @@ model) is found by convention from the game's name (``agents/<game>.py``,
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,6 +22,36 @@ if TYPE_CHECKING:
 
 #: constructor keywords that belong to the env, not to the game's rules
 ENV_KEYWORDS = frozenset({"render_mode", "max_cycles"})
+
+
+def config_defaults(config: type) -> dict[str, Any]:
+    """The rule keywords of a game's ``Config`` dataclass and their defaults, in field order:
+    the one place a game's defaults are written (the env's signature, the descriptor's
+    ``default_options`` and the OpenSpiel bridge's parameters all read them from there)."""
+    return {f.name: f.default for f in fields(config) if f.default is not MISSING}
+
+
+@dataclass(frozen=True)
+class OpenSpielBridge:
+    """What the OpenSpiel bridge (``kiaule_env.openspiel``) needs beyond the descriptor and the
+    engine contract, declared by the game (no pyspiel import here).
+
+    The bridge offers every rule keyword of ``config`` as a pyspiel parameter with its default,
+    except the ``fixed`` ones and the ``hidden`` ones (left at their defaults). A keyword whose
+    default is ``None`` takes ``"none"``; an ``int | None`` keyword with an integer default
+    takes 0 for ``None``; a ``deck`` named by digits (``"52"``) is an int parameter.
+    """
+
+    #: rule keywords fixed so that an episode is one deal whose every random event is a chance
+    #: node of the deal (no series, match or full game)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    #: rule keywords not offered (one allowed value, or meaningless for one deal)
+    hidden: tuple[str, ...] = ()
+    #: the bound of a seat's return for an engine: returns lie in ``[-bound, bound]``
+    utility: Callable[[Any], float] = lambda engine: 1.0
+    #: ``"module:Class"`` of the deal's chance nodes, built from the engine (like
+    #: ``kiaule_env.openspiel.DeckDeal``); None: the engine's ``deck``, card by card, top first
+    deal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -47,10 +77,14 @@ class GameDescriptor:
     has_decisions: bool
     #: (lowest, highest) episode reward of one seat with the default options
     reward_range: tuple[float, float]
-    #: the rule keywords and their defaults (``num_players`` and ``deck`` included)
-    default_options: Mapping[str, Any]
-    #: the longest possible episode, and which rule bounds it
-    longest_game: str
+    #: the rules' ``Config`` dataclass: its fields and their defaults are the game's rule
+    #: keywords (``num_players`` and ``deck`` included), written nowhere else
+    config: type
+    #: the most engine steps (``apply`` calls) an episode of a configuration (the engine's
+    #: ``config``) can take, or None where no rule bounds it (a series of games, a match)
+    max_steps: Callable[[Any], int | None]
+    #: which rules bound the longest episode, in words
+    longest_game_reason: str
     #: one-line description
     summary: str = ""
     #: option variants every test over all games covers (conformance suite, soak)
@@ -60,6 +94,11 @@ class GameDescriptor:
     #: games per lineup in ``kiaule benchmark`` (default options), and what its report says
     benchmark_games: int = 1000
     benchmark_note: str = ""
+    #: a small configuration for quick tests and search over the Python engine (fewest
+    #: players, smallest deck)
+    small_options: Mapping[str, Any] = field(default_factory=dict)
+    #: how the OpenSpiel bridge offers the game; None: not bridged
+    openspiel: OpenSpielBridge | None = None
     #: the module registering the game's rule-based agent; None: ``agents.<name>`` by convention
     #: (a game kept outside the repository's packages, like the test suite's fixture, names its own)
     agents_module: str | None = None
@@ -82,6 +121,16 @@ class GameDescriptor:
         """The module of the game's research metrics (``experiments/metrics/<game>.py`` unless
         the descriptor names another)."""
         return self.metrics_module or f"experiments.metrics.{self.name}"
+
+    @property
+    def default_options(self) -> dict[str, Any]:
+        """The rule keywords and their defaults (the ``Config``'s fields, in order)."""
+        return config_defaults(self.config)
+
+    def longest_game(self, **options: Any) -> int | None:
+        """The most engine steps an episode with these constructor keywords can take (None:
+        unbounded), :attr:`max_steps` of their configuration."""
+        return self.max_steps(self.make_engine(**options).config)
 
     @property
     def default_players(self) -> int:

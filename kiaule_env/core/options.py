@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -124,6 +125,29 @@ class CheckedKeywords:
     def __new__(cls, *args: Any, **kwargs: Any):
         check_keywords(cls, kwargs)
         return super().__new__(cls)
+
+
+def rule_keywords(config: type) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Decorator of an env's ``__init__(self, *, <env keywords>, **options)``: its signature
+    (``help``, ``inspect``, :class:`CheckedKeywords`) becomes the rules ``Config``'s fields, with
+    their types and defaults, followed by the env's own keywords, all keyword-only. The
+    defaults are written once, in the ``Config``; ``options`` go to the engine, which validates
+    them there."""
+
+    def decorate(init: Callable[..., None]) -> Callable[..., None]:
+        signature = inspect.signature(init)
+        params = list(signature.parameters.values())
+        own = [p for p in params[1:] if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        rules = [
+            inspect.Parameter(
+                f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type
+            )
+            for f in dataclasses.fields(config)
+        ]
+        init.__signature__ = signature.replace(parameters=[params[0], *rules, *own])
+        return init
+
+    return decorate
 
 
 def check_keywords(cls: type, kwargs: Mapping[str, Any]) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from kiaule_env.core.aec import TurnBasedCardEnv
+from kiaule_env.core.options import rule_keywords
 from kiaule_env.elgeta.display import render_table
 from kiaule_env.elgeta.engine import Engine
+from kiaule_env.elgeta.rules import Config
 
 
 class ElgetaEnv(TurnBasedCardEnv):
@@ -18,21 +20,11 @@ class ElgetaEnv(TurnBasedCardEnv):
 
     metadata: ClassVar[dict[str, Any]] = {**TurnBasedCardEnv.metadata, "name": "elgeta_v0"}
 
+    @rule_keywords(Config)
     def __init__(
-        self,
-        num_players: int = 4,
-        deck: str = "52",
-        max_tricks: int = 10_000,
-        stop_on_all_aces: bool = False,
-        render_mode: str | None = None,
-        max_cycles: int | None = None,
+        self, *, render_mode: str | None = None, max_cycles: int | None = None, **options: Any
     ):
-        engine = Engine(
-            num_players=num_players,
-            deck=deck,
-            max_tricks=max_tricks,
-            stop_on_all_aces=stop_on_all_aces,
-        )
+        engine = Engine(**options)
         self.encoder = engine.encoder
         super().__init__(engine, render_mode, max_cycles)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from kiaule_env.core.aec import TurnBasedCardEnv
+from kiaule_env.core.options import rule_keywords
 from kiaule_env.kiauliaganys import rules
 from kiaule_env.kiauliaganys.display import render_table
 from kiaule_env.kiauliaganys.engine import Engine
@@ -20,31 +21,11 @@ class KiauliaganysEnv(TurnBasedCardEnv):
 
     metadata: ClassVar[dict[str, Any]] = {**TurnBasedCardEnv.metadata, "name": "kiauliaganys_v0"}
 
+    @rule_keywords(rules.Config)
     def __init__(
-        self,
-        num_players: int = 4,
-        deck: str = "52",
-        pips: str = "points",
-        max_turns: int = 1000,
-        match_years: int | None = None,
-        reward: str = "win_loss",
-        must_play_from_hand: bool = False,
-        blind_drag_only_when_empty_hand: bool = False,
-        repetition: int | None = rules.DEFAULT_REPETITION,
-        render_mode: str | None = None,
-        max_cycles: int | None = None,
+        self, *, render_mode: str | None = None, max_cycles: int | None = None, **options: Any
     ):
-        engine = Engine(
-            num_players=num_players,
-            deck=deck,
-            pips=pips,
-            max_turns=max_turns,
-            match_years=match_years,
-            reward=reward,
-            must_play_from_hand=must_play_from_hand,
-            blind_drag_only_when_empty_hand=blind_drag_only_when_empty_hand,
-            repetition=repetition,
-        )
+        engine = Engine(**options)
         self.encoder = engine.encoder
         self.codec = engine.codec
         super().__init__(engine, render_mode=render_mode, max_cycles=max_cycles)

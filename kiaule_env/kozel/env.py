@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from kiaule_env.core.aec import TurnBasedCardEnv
+from kiaule_env.core.options import rule_keywords
 from kiaule_env.kozel import rules
 from kiaule_env.kozel.display import card_symbols, render_table
 from kiaule_env.kozel.engine import Engine
+from kiaule_env.kozel.rules import Config
 
 
 class KozelEnv(TurnBasedCardEnv):
@@ -15,30 +17,11 @@ class KozelEnv(TurnBasedCardEnv):
 
     metadata: ClassVar[dict[str, Any]] = {**TurnBasedCardEnv.metadata, "name": "kozel_v0"}
 
+    @rule_keywords(Config)
     def __init__(
-        self,
-        num_players: int = 4,
-        deck: str = "36",
-        trump_card: str = "middle",
-        molodka: str | None = "any",
-        beat_partner: bool = True,
-        eggs: str | None = None,
-        series: bool = False,
-        reward: str = "loss_points",
-        render_mode: str | None = None,
-        max_cycles: int | None = None,
+        self, *, render_mode: str | None = None, max_cycles: int | None = None, **options: Any
     ):
-        engine = Engine(
-            num_players=num_players,
-            deck=deck,
-            trump_card=trump_card,
-            molodka=molodka,
-            beat_partner=beat_partner,
-            eggs=eggs,
-            series=series,
-            reward=reward,
-        )
-        super().__init__(engine, render_mode, max_cycles)
+        super().__init__(Engine(**options), render_mode, max_cycles)
 
     # ------------------------------------------------------------------ extras
     def render_view(self, agent: str) -> str:

@@ -32,6 +32,7 @@ from kiaule_env.core.options import (
     check_render_mode,
     check_seed,
     require_reset,
+    rule_keywords,
     seat_of,
 )
 from kiaule_env.pig import rules
@@ -49,36 +50,18 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         "render_fps": 1,
     }
 
+    @rule_keywords(rules.Config)
     def __init__(
-        self,
-        num_players: int = 4,
-        game: str = "round",
-        stock: bool = False,
-        letters: bool = False,
-        tokens: bool = False,
-        false_nose: str | None = None,
-        max_passes: int = 200,
-        max_race_steps: int = 20,
-        render_mode: str | None = None,
-        max_cycles: int | None = None,
+        self, *, render_mode: str | None = None, max_cycles: int | None = None, **options: Any
     ):
-        self.engine = Engine(
-            num_players=num_players,
-            game=game,
-            stock=stock,
-            letters=letters,
-            tokens=tokens,
-            false_nose=false_nose,
-            max_passes=max_passes,
-            max_race_steps=max_race_steps,
-        )
+        self.engine = Engine(**options)
         self.config = self.engine.config
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         if self.render_mode == "rgb_array":
             frames.require_pillow()  # refused now, naming the extra, rather than at render()
         #: parallel steps after which the episode is truncated (``None``: off)
         self.max_cycles = check_max_cycles(max_cycles)
-        self.num_players = num_players
+        self.num_players = num_players = self.engine.num_players
         self.encoder = self.engine.encoder
         self.actions = self.engine.codec
         self.layout = self.encoder.layout
@@ -294,9 +277,12 @@ class PigAECEnv(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {**PigParallelEnv.metadata, "is_parallelizable": True}
 
-    def __init__(self, **kwargs: Any):
+    @rule_keywords(rules.Config)
+    def __init__(
+        self, *, render_mode: str | None = None, max_cycles: int | None = None, **options: Any
+    ):
         super().__init__()
-        self.parallel = PigParallelEnv(**kwargs)
+        self.parallel = PigParallelEnv(render_mode=render_mode, max_cycles=max_cycles, **options)
         self.render_mode = self.parallel.render_mode
         self.possible_agents = self.parallel.possible_agents
         self.agent_name_mapping = self.parallel.agent_name_mapping

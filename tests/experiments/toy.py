@@ -239,6 +239,14 @@ def raw_env(**kwargs: Any) -> ToyEnv:
 env = raw_env
 
 
+@dataclass(frozen=True)
+class ToyConfig:
+    """The toy game's rule keywords and defaults (the descriptor's ``config``)."""
+
+    num_players: int = 3
+    teams: bool = False
+
+
 def toy_game(name: str, teams: tuple[tuple[int, ...], ...] | None) -> GameDescriptor:
     return GameDescriptor(
         name=name,
@@ -252,8 +260,9 @@ def toy_game(name: str, teams: tuple[tuple[int, ...], ...] | None) -> GameDescri
         teams=teams,
         has_decisions=True,
         reward_range=(-1.0, 1.0),
-        default_options={"num_players": 3, "teams": False},
-        longest_game="two rounds",
+        config=ToyConfig,
+        max_steps=lambda config: 2 * config.num_players,
+        longest_game_reason="two rounds of one decision per seat",
     )
 
 
