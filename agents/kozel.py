@@ -13,7 +13,7 @@ what a player reads. Rules:
    least ``worth_plain`` points (default 3) or when playing last (nobody can overbeat); a beat
    that costs trumps when it shows at least ``worth_trump`` points. The default ``worth_trump=0``
    spends a trump whenever the opponents hold the trick, since the trick also wins the lead and
-   the first draw (K9); it did better than higher thresholds (README, Agents).
+   the first draw (K9); it did better than higher thresholds (docs/agents.md).
 4. Otherwise **discard blanks** onto the opponents' trick: fewest points, no trumps, lowest ranks.
 5. **Claim a molodka** when it should win the trick's points: four trumps always; four of another
    suit holding its ace (only an opponent's trumps can beat all four) when the trick is worth it

@@ -63,7 +63,7 @@ from experiments.tournament.report import (
 )
 from kiaule_env import GAMES
 
-#: the committed, published results (README's table); written only when asked for with --out
+#: the committed, published results (docs/tournaments.md); written only when asked for with --out
 PUBLISHED = Path(__file__).resolve().parent / "results" / "benchmark"
 PUBLISHED_TEXT = "experiments/results/benchmark"
 DEFAULT_WORK = Path("runs/benchmark")
@@ -361,7 +361,7 @@ def kozel_speed(
     backend: str = "local",
     address: str | None = None,
 ) -> Speed | None:
-    """Kozel tournament throughput between two rule-based agents (the README's Speed target).
+    """Kozel tournament throughput between two rule-based agents (docs/speed.md's target).
 
     Both teams play ``kozel/heuristic`` (registered a second time under another name, since a
     tournament needs two names), through the full harness: worker processes, research metrics,
@@ -477,7 +477,7 @@ def speed_section(speed: Speed) -> list[str]:
 
 
 def results_table(reports: list[GameReport]) -> str:
-    """One row per game and agent: the table the README shows."""
+    """One row per game and agent: the report's results table."""
     rows = []
     for rep in reports:
         if rep.summary is None:

@@ -131,7 +131,7 @@ def summary(result: Lengths, config: rules.Config) -> dict[str, float | int | st
 
 
 def markdown_table(rows: list[dict], config: rules.Config) -> str:
-    """The README table."""
+    """The Markdown table of the results (table.md, shown in docs/studies.md)."""
     lines = [
         "| players | deals | mean | median | p10 | p90 | p99 | max | cycle | capped | E5 draw |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",

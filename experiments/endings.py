@@ -1,6 +1,6 @@
 """How deals between rule-based (and learned) agents end: by play, or by a rule cap.
 
-    kiaule endings                        # the README's figures (a minute or two on 2 cores)
+    kiaule endings                        # the published figures (a minute or two on 2 cores)
     kiaule endings --deals 20 --pig-rounds 40 --pig-games 10 --skip-ppo   # a quick look
 
 Kiauliaganys: ``kiauliaganys/heuristic`` on every seat, ``--deals`` seeded deals per player count

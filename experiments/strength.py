@@ -1,6 +1,6 @@
 """How strong are the search agents? Duplicate, seat-rotated tournaments against the baselines.
 
-    kiaule strength                          # the README's figures (about an hour on 2 cores)
+    kiaule strength                          # the published figures (about an hour on 2 cores)
     kiaule strength --games 100 --budgets 2 8 --only kozel --out runs/strength-quick   # a look
 
 For every game with search agents (``agents/search.py``), each search kind plays two-agent

@@ -38,12 +38,12 @@ EXTRA_MODULES: dict[str, tuple[str, str]] = {
     "PIL": ("pillow", "render"),
 }
 
-#: how to install an extra, as the README says (Ray in its own virtualenv: RLlib pins gymnasium)
+#: how to install an extra, as docs/ray.md says (Ray in its own virtualenv: RLlib pins gymnasium)
 INSTALL: dict[str, str] = {
     "train": "install the 'train' extra: pip install torch==2.13.0 -e '.[train]' (CPU torch)",
     "ray": (
-        "install the 'ray' extra in its own virtualenv, as RLlib pins gymnasium 1.2.2 (README, "
-        "'Scaling out with Ray'): python3.11 -m venv .venv-ray && . .venv-ray/bin/activate && "
+        "install the 'ray' extra in its own virtualenv, as RLlib pins gymnasium 1.2.2 "
+        "(docs/ray.md): python3.11 -m venv .venv-ray && . .venv-ray/bin/activate && "
         "pip install torch==2.13.0 -e '.[train,search,dev,ray]'"
     ),
 }

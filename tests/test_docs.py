@@ -1,8 +1,10 @@
-"""The documentation's generated tables come from the encoders and the results files and must match:
-each game's page holds its facts, options, observation, action and state tables, and the pages
-that show published results hold every results table."""
+"""The documentation's generated tables come from the encoders and the results files and must match
+(each game's page holds its facts, options, observation, action and state tables; the pages of
+published results hold every results table), and the README is a landing page whose links work."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -67,3 +69,29 @@ def test_the_results_tables_read_the_published_files():
 def test_an_unknown_block_is_a_clear_error(subject, kind, message):
     with pytest.raises(ValueError, match=message):
         docs.block_body(subject, kind)
+
+
+def _quick_start(text: str) -> list[str]:
+    """The commands of the README's Quick start code block."""
+    section = text.split("## Quick start", 1)[1]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_the_readme_is_a_landing_page_with_the_two_quick_start_commands():
+    text = docs.README.read_text()
+    assert len(text.splitlines()) <= 300
+    first, second = _quick_start(text)
+    assert first.endswith("&& kiaule benchmark")
+    assert second.endswith("&& python -m pytest -n 2") and ",docs]" in second
+    ci = (docs.ROOT / ".ci" / "run").read_text()
+    assert second in ci.splitlines(), "the README's test command is not the one .ci/run runs"
+
+
+def test_the_readmes_links_reach_files_of_the_repository():
+    text = docs.README.read_text()
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if "://" not in t]
+    assert local
+    missing = [t for t in local if not (docs.ROOT / t).exists()]
+    assert not missing, missing

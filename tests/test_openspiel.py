@@ -466,7 +466,7 @@ print("the C++ bot played")
 
 
 def test_cpp_ismcts_bot_crashes_on_a_python_game():
-    """Documented limit (README): pyspiel's Python-game state does not forward
+    """Documented limit (docs/interop.md): pyspiel's Python-game state does not forward
     ResampleFromInfostate, and the C++ ``pyspiel.ISMCTSBot`` kills the interpreter with a
     segmentation fault on these games (open_spiel 2.0.2), hence the separate process. The
     Python ``ISMCTSBot`` (wrapped in ``StatelessBot`` for ``evaluate_bots``) plays them."""

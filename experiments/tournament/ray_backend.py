@@ -40,7 +40,7 @@ from experiments.tournament.worker import chunks, init_worker, play_chunk
 
 #: how many chunks each actor has queued (one playing, one waiting: no idle gap between chunks)
 IN_FLIGHT_PER_ACTOR = 2
-#: the smallest chunk the Ray backend sends (a task costs ~1 ms; see README "Scaling out")
+#: the smallest chunk the Ray backend sends (a task costs ~1 ms; see docs/ray.md)
 MIN_CHUNK = 16
 MAX_CHUNK = 256
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]

@@ -157,7 +157,7 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
         return {"observation": obs, "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
-        """The global state (``state_space``; layout ``state_layout``, the README's state table):
+        """The global state (``state_space``; layout ``state_layout``, the games' docs pages):
         who acts, every seat's observation, the face-down order nobody knows. For centralized
         critics (MAPPO); an agent must never see it."""
         require_reset(self.game_state, "state()")

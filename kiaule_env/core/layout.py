@@ -2,7 +2,7 @@
 
 An encoder declares its observation as an ordered list of :class:`Slice` s. The layout owns the
 offsets, can decode a flat vector back into named parts, and renders the Markdown table that the
-env docstrings and the README show, so documentation is generated from the code that encodes.
+env docstrings and the docs pages show, so documentation is generated from the code that encodes.
 
 A layout also has a :meth:`~ObservationLayout.fingerprint`, a short hash of what a network trained
 on it depends on (the slices' names, sizes, order and value bounds, not their descriptions), and

@@ -206,7 +206,7 @@ class PigParallelEnv(CheckedKeywords, ParallelEnv):
         return self._observe(agent)
 
     def state(self) -> np.ndarray:
-        """The global state (``state_space``; the README's state table): who acts, every
+        """The global state (``state_space``; the state table of docs/games/pig.md): who acts, every
         seat's observation (every hand), the stock and discard order. For centralized critics."""
         require_reset(self.game_state, "state()")
         return self.engine.encode_state(self.game_state)

@@ -198,7 +198,7 @@ def test_cli_without_ray_installed_says_so_in_one_line_with_status_2(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "needs Ray, which is not installed" in lines[0]
-    # what the README says: the ray extra in its own virtualenv (RLlib pins gymnasium)
+    # what docs/ray.md says: the ray extra in its own virtualenv (RLlib pins gymnasium)
     assert "own virtualenv" in lines[0] and "-m venv .venv-ray" in lines[0]
     assert "'.[train,search,dev,ray]'" in lines[0] and "kiaule-env[ray]" not in lines[0]
     assert not out.exists()  # nothing written before the backend is known to work
