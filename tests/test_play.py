@@ -9,6 +9,7 @@ import pytest
 from experiments import play as play_mod
 from experiments import seating
 from experiments.play import parse_human_move
+from kiaule_env import GAMES
 
 
 class Script:
@@ -96,7 +97,7 @@ def test_kiaule_agents_lists_random_and_heuristic_for_every_game(capsys):
     assert main(["agents"]) == 0
     lines = capsys.readouterr().out.splitlines()
     headers = [line.rstrip(":") for line in lines if not line.startswith("  ")]
-    assert headers == ["kozel", "kiauliaganys", "pig", "elgeta"]
+    assert headers == list(GAMES)
     for game in headers:
         names = [line.split(":")[0].strip() for line in lines if line.startswith(f"  {game}/")]
         assert f"{game}/random" in names and f"{game}/heuristic" in names

@@ -47,7 +47,6 @@ GAME = GameDescriptor(
     bench_options={},
     benchmark_games=200,
     benchmark_note="the test suite's fixture game",
-    small_options={"hand_size": 2},
     openspiel=OpenSpielBridge(hidden=("num_players", "deck")),  # H1: one value each
     agents_module="tests.fixture_game.agents",
     metrics_module="tests.fixture_game.metrics",

@@ -1,4 +1,4 @@
-"""Records of tiny tournaments of the four games, each made once per test session on demand."""
+"""Records of tiny tournaments of every game, each made once per test session on demand."""
 
 from __future__ import annotations
 

@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kiaule_env
 from experiments.tournament import TournamentConfig, run_tournament
 from kiaule_env.core.records import GameRecord
 
-GAMES = ("kozel", "kiauliaganys", "pig", "elgeta")
+#: every game of the suite (the fixture game too: the viewer's generic display)
+GAMES = tuple(kiaule_env.GAMES)
 
 
 def tiny_tournament(game: str, out: Path) -> Path:

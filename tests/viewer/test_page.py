@@ -18,8 +18,6 @@ from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
 from kiaule_env.core.records import GameRecord
 from tests.viewer.support import GAMES, lines, steps
 
-HIDDEN_HANDS = ("kozel", "kiauliaganys", "pig")  # hands nobody else sees (Elgeta: all public)
-
 
 def symbols(cards) -> list[str]:
     return [CARD_SYMBOLS[c] for c in cards]
