@@ -63,7 +63,8 @@ def _literal(value: Any) -> str:
 
 
 def facts_table(game: str) -> str:
-    """The descriptor's facts: env id, module, API, players, decks, teams and reward range."""
+    """The descriptor's facts: env id, module, API, players, decks, teams, reward range and the
+    longest episode."""
     d = GAMES[game]
     low, high = d.reward_range
     teams = (
@@ -78,8 +79,16 @@ def facts_table(game: str) -> str:
         ["teams", teams],
         ["reward range", f"{low:g} … {high:g}"],
         ["decisions", "yes" if d.has_decisions else "none after the deal"],
+        ["longest episode", _longest(d)],
     ]
     return _table(["", "value"], rows)
+
+
+def _longest(descriptor: Any) -> str:
+    """The most engine steps an episode of the default options can take, and which rules say so."""
+    steps = descriptor.longest_game()
+    bound = "unbounded" if steps is None else f"{steps:,} engine steps"
+    return f"{bound}: {descriptor.longest_game_reason}"
 
 
 def options_table(game: str) -> str:
