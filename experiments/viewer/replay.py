@@ -1,7 +1,9 @@
 """Replay a game record into the frames the viewer page shows, through the public env API only.
 
 A record (:class:`kiaule_env.core.records.GameRecord`) is replayed on a fresh ``raw_env`` of its
-env id, move by move. Before every move and after the last one the replay takes a *frame*:
+env id by the play loop, through the env's public API
+(:func:`kiaule_env.core.records.replay_moves`), with a step observer that takes the frames.
+Before every move and after the last one it takes a *frame*:
 
 * ``table``: ``render()`` in ``"ansi"`` mode, the table as a person standing above it sees it;
 * every seat's ``env.unwrapped.view(agent)``, serialised generically (:func:`serialize`: the
@@ -29,7 +31,7 @@ from typing import Any
 
 from kiaule_env import ENV_MODULES
 from kiaule_env.cards import CARD_SYMBOLS, RANKS, SUIT_SYMBOLS, SUITS, parse_card
-from kiaule_env.core.records import GameRecord, normalise
+from kiaule_env.core.records import GameRecord, ReplayMismatch, replay_moves
 
 #: the name of a tournament's records file inside its results folder
 GAMES_FILE = "games.jsonl"
@@ -253,72 +255,88 @@ def split_views(views: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[d
 def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
     """Replay a record and return the viewer's data: the game, its moves and one frame per move.
 
-    ``frames[i]`` is the table before move ``i``; the last frame is the end. Raises
-    ``ValueError`` (naming the source) when the record does not replay: an unknown env id, bad
-    constructor keywords or options, or a move whose text differs from the env's.
+    ``frames[i]`` is the table before move ``i``; the last frame is the end. The record is
+    replayed by the play loop through the env's public API (:func:`replay_moves`), a
+    :class:`_Frames` observer taking the frames. Raises ``ValueError`` (naming the source) when
+    the record does not replay: an unknown env id, bad constructor keywords or options, or a
+    move whose text differs from the env's.
     """
     from experiments.viewer.games import display_for
 
     loaded = game if isinstance(game, LoadedGame) else LoadedGame(game, "the record", 0, 1)
     record = loaded.record
-    source = loaded.source
-    display = display_for(check_env_id(record.env_id, source))
+    where = f"{loaded.source}: game {loaded.index}"
+    display = display_for(check_env_id(record.env_id, loaded.source))
     try:
         env = make_raw_env(record.env_id, record.env_kwargs)
-        env.reset(seed=record.seed, options=record.options or None)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"{source}: game {loaded.index} cannot be set up: {exc}") from None
-    agents = list(env.possible_agents)
-    totals = dict.fromkeys(agents, 0.0)
-    frames: list[dict[str, Any]] = []
-    moves = list(record.moves)
-    move_notes: list[str | None] = []
-    policies: list[list[list[Any]] | None] = []
-    index = 0
-    result: dict[str, Any] | None = None
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            if result is None and "result" in info:
-                result = normalise(info["result"])
-            env.step(None)
-            continue
-        if index >= len(moves):
-            raise ValueError(
-                f"{source}: game {loaded.index} does not replay: the env wants a move of "
-                f"{agent} after the record's {len(moves)} moves"
-            )
-        rec_agent, action, text = moves[index]
-        legal = env.unwrapped.legal_moves(agent)
-        if rec_agent != agent or legal.get(action) != text:
-            raise ValueError(
-                f"{source}: game {loaded.index} does not replay at move {index}: recorded "
-                f"{rec_agent} {action} {text!r}, the env has {agent} to act with "
-                f"{legal.get(action)!r}"
-            )
-        frames.append(_frame(env, agents, display, record, totals, agent, legal))
-        policies.append(_policy(record, index, legal))
-        env.step(action)
-        move_notes.append(
-            display.move_note([env.unwrapped.view(a) for a in agents], agents.index(agent))
-        )
+        raise ValueError(f"{where} cannot be set up: {exc}") from None
+    frames = _Frames(display, record)
+    try:
+        episode = replay_moves(env, record, frames, api=True)
+    except ReplayMismatch as exc:
+        at = "" if exc.move is None else f" at move {exc.move}"
+        raise ValueError(f"{where} does not replay{at}: {exc.problem}") from None
+    except (ValueError, TypeError) as exc:  # the env refused the seed or the options
+        raise ValueError(f"{where} cannot be set up: {exc}") from None
+    frames.take(None, {})  # the end
+    return _replay_data(loaded, display, env, frames, episode.result)
+
+
+class _Frames:
+    """Step observer of the replay: the frame before every move (with the move's probabilities
+    from the record), the move's note and the running rewards after it."""
+
+    def __init__(self, display: Any, record: GameRecord):
+        self.display, self.record = display, record
+        self.env: Any = None
+        self.agents: list[str] = []
+        self.totals: dict[str, float] = {}
+        self.frames: list[dict[str, Any]] = []
+        self.notes: list[str | None] = []
+        self.policies: list[list[list[Any]] | None] = []
+
+    def start(self, env: Any) -> None:
+        self.env = env
+        self.agents = list(env.possible_agents)
+        self.totals = dict.fromkeys(self.agents, 0.0)
+
+    def take(self, agent: str | None, legal: dict[int, str]) -> None:
+        """Take the frame of the table now, ``agent`` to act with ``legal`` (None: the end)."""
+        frame = _frame(self.env, self.agents, self.display, self.record, self.totals, agent, legal)
+        self.frames.append(frame)
+
+    def before(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...]) -> None:
+        agent = self.agents[seats[0]]
+        legal = env.legal_moves(agent)
+        self.take(agent, legal)
+        self.policies.append(_policy(self.record, len(self.policies), legal))
+
+    def after(self, env: Any, seats: tuple[int, ...], actions: tuple[int, ...], info: Any) -> None:
+        views = [env.view(a) for a in self.agents]
+        self.notes.append(self.display.move_note(views, seats[0]))
         for a, r in env.rewards.items():
-            totals[a] += float(r)
-        index += 1
-    if index != len(moves):
-        raise ValueError(
-            f"{source}: game {loaded.index} does not replay: the episode ended after {index} "
-            f"of the record's {len(moves)} moves"
-        )
-    frames.append(_frame(env, agents, display, record, totals, None, {}))
-    if result is None:
-        result = record.result
+            self.totals[a] += float(r)
+
+
+def _replay_data(
+    loaded: LoadedGame,
+    display: Any,
+    env: Any,
+    frames: _Frames,
+    result: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The viewer's data of a replayed record (:func:`build_replay`)."""
+    record = loaded.record
+    agents = frames.agents
+    moves = list(record.moves)
+    policies = frames.policies
     return {
         "env_id": record.env_id,
         "game": display.name,
         "title": display.title,
         "unit": display.unit_name,
-        "source": source,
+        "source": loaded.source,
         "index": loaded.index,
         "count": loaded.count,
         "key": loaded.key,
@@ -338,12 +356,12 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
             if (masked := env.unwrapped.engine.masked_text(text)) is not None
         },
         # per move, what it showed that its text does not say (Elgeta: the card played), or None
-        "notes": move_notes,
+        "notes": frames.notes,
         # per move, the cards its text names (Elgeta: the card its note names), for the last
         # trick or turn drawn as cards; another seat's hidden move shows its masked text's ▒
         "move_cards": [
             _text_cards(text) or _text_cards(note or "")
-            for (_, _, text), note in zip(moves, move_notes, strict=True)
+            for (_, _, text), note in zip(moves, frames.notes, strict=True)
         ],
         # per move, the agent's probabilities as ``[[move text, p], …]`` (most likely first), or
         # None: only records of agents with ``act_with_policy`` carry them
@@ -351,10 +369,10 @@ def build_replay(game: LoadedGame | GameRecord) -> dict[str, Any]:
         "simultaneous": display.simultaneous,
         "seat_fields": sorted(display.seat_fields),
         "phase_names": list(display.phase_names) if display.phase_names else None,
-        "result": result,
+        "result": record.result if result is None else result,
         "recorded_result": record.result,
-        "rewards": [totals[a] for a in agents],
-        "frames": frames,
+        "rewards": [frames.totals[a] for a in agents],
+        "frames": frames.frames,
     }
 
 
@@ -376,7 +394,7 @@ def _text_cards(text: str) -> list[str]:
 def _policy(record: GameRecord, index: int, legal: dict[int, str]) -> list[list[Any]] | None:
     """Move ``index``'s probabilities from the record as ``[[move text, p], …]``, the most
     likely first; None when the record has none for it. An action that is not legal there
-    makes the record not replay (``ValueError``)."""
+    makes the record not replay (:class:`ReplayMismatch`)."""
     policies = record.policies
     if not policies or policies[index] is None:
         return None
@@ -384,9 +402,10 @@ def _policy(record: GameRecord, index: int, legal: dict[int, str]) -> list[list[
     for action, p in policies[index].items():
         text = legal.get(int(action))
         if text is None:
-            raise ValueError(
-                f"move {index}: the recorded probabilities name action {action}, not legal "
-                f"there (legal: {', '.join(map(str, sorted(legal)))})"
+            raise ReplayMismatch(
+                f"the recorded probabilities name action {action}, not legal there "
+                f"(legal: {', '.join(map(str, sorted(legal)))})",
+                index,
             )
         out.append([text, float(p)])
     out.sort(key=lambda item: (-item[1], item[0]))

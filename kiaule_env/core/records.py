@@ -16,7 +16,7 @@ from typing import Any
 
 from kiaule_env import game_of_env
 from kiaule_env.core.jsonable import normalise, to_plain
-from kiaule_env.core.play import play_episode
+from kiaule_env.core.play import Episode, play_episode
 
 
 @dataclass
@@ -182,7 +182,16 @@ class _Chooser:
 
 
 class ReplayMismatch(ValueError):
-    """A record does not replay: the env disagrees with a recorded move or the result."""
+    """A record does not replay: the env disagrees with a recorded move or the result.
+
+    ``move`` is the index of the recorded move at fault (None when the fault is not one move's),
+    ``problem`` what is wrong with it; the message is ``"move <i>: <problem>"``.
+    """
+
+    def __init__(self, problem: str, move: int | None = None):
+        super().__init__(problem if move is None else f"move {move}: {problem}")
+        self.problem = problem
+        self.move = move
 
 
 class _RecordedMoves:
@@ -200,15 +209,11 @@ class _RecordedMoves:
             raise ReplayMismatch(f"replay needs a move after {self.index} moves; record ended")
         rec_agent, action, text = self.moves[self.index]
         if rec_agent != decision.agent:
-            raise ReplayMismatch(
-                f"move {self.index}: recorded {rec_agent} but {decision.agent} is to act"
-            )
+            raise ReplayMismatch(f"recorded {rec_agent} but {decision.agent} is to act", self.index)
         legal = decision.legal_moves
         actual = legal.get(action) if action in legal else None
         if actual != text:
-            raise ReplayMismatch(
-                f"move {self.index}: recorded {action} = {text!r}, env has {actual!r}"
-            )
+            raise ReplayMismatch(f"recorded {action} = {text!r}, env has {actual!r}", self.index)
         self.index += 1
         return action
 
@@ -224,17 +229,33 @@ def replay(
     return replay_episode(make_env, record, observer).result
 
 
-def replay_episode(make_env: Callable[..., Any], record: GameRecord, observer: Any = None) -> Any:
+def replay_episode(
+    make_env: Callable[..., Any], record: GameRecord, observer: Any = None, *, api: bool = False
+) -> Episode:
     """:func:`replay`, returning the whole :class:`~kiaule_env.core.play.Episode` (rewards)."""
-    env = make_env(**record.env_kwargs)
+    episode = replay_moves(make_env(**record.env_kwargs), record, observer, api=api)
+    if episode.result != record.result:
+        raise ReplayMismatch(f"result differs: {episode.result} vs recorded {record.result}")
+    return episode
+
+
+def replay_moves(
+    env: Any, record: GameRecord, observer: Any = None, *, api: bool = False
+) -> Episode:
+    """Play ``record``'s moves on ``env`` (made with the record's ``env_kwargs``) through the
+    play loop, ``observer`` seeing every step; ``api=True`` steps the env through its public API
+    (:func:`~kiaule_env.core.play.play_episode`), so that it is in step at every move.
+
+    Checks the env id, who moves and every move's text, and that the episode uses every move
+    (:class:`ReplayMismatch`); the result is not compared (:func:`replay_episode` does).
+    """
     game = game_of_env(env)
     if game is not None and game.env_id != record.env_id:
         raise ReplayMismatch(f"the record is of {record.env_id!r}, this env is {game.env_id!r}")
     moves = _RecordedMoves(record.moves)
     players = [moves] * len(env.possible_agents)
-    episode = play_episode(env, players, record.seed, record.options or None, observer=observer)
+    options = record.options or None
+    episode = play_episode(env, players, record.seed, options, observer=observer, api=api)
     if moves.index != len(record.moves):
         raise ReplayMismatch(f"record has moves left after {moves.index} moves")
-    if episode.result != record.result:
-        raise ReplayMismatch(f"result differs: {episode.result} vs recorded {record.result}")
     return episode
