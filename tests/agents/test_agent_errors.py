@@ -15,6 +15,7 @@ from agents import learned
 from agents.arena import play_aec
 from agents.training import model_io
 from agents.training.model_io import LAYOUT_KEY, META_ENTRY, layout_metadata
+from kiaule_env import GAMES
 
 ZOO_PIG = learned.ZOO_DIR / "pig_4p.zip"
 
@@ -98,24 +99,19 @@ def test_names_and_seeds_of_the_wrong_type():
         agents.make("kozel/random", seed=-1)
 
 
-@pytest.mark.parametrize(
-    ("agent", "module"),
-    [
-        ("kozel/heuristic", "pig_v0"),
-        ("pig/heuristic", "kozel_v0"),
-        ("kiauliaganys/heuristic", "pig_v0"),
-        ("elgeta/heuristic", "kozel_v0"),
-    ],
-)
-def test_heuristic_on_another_games_env(agent, module):
-    import importlib
+def _another_game(name: str) -> str:
+    """The game after ``name`` in :data:`kiaule_env.GAMES` (the first after the last)."""
+    names = list(GAMES)
+    return names[(names.index(name) + 1) % len(names)]
 
-    env = importlib.import_module(f"kiaule_env.{module}").env()
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_heuristic_on_another_games_env(game):
+    agent, other = f"{game}/heuristic", _another_game(game)
+    env = GAMES[other].env()
     n = len(env.possible_agents)
-    lineup = [agents.make(agent)] + [
-        agents.make(f"{module.split('_')[0]}/random", seed=s) for s in range(1, n)
-    ]
-    with pytest.raises(ValueError, match=f"{agent} plays {agent.split('/')[0]} only"):
+    lineup = [agents.make(agent)] + [agents.make(f"{other}/random", seed=s) for s in range(1, n)]
+    with pytest.raises(ValueError, match=f"{agent} plays {game} only"):
         play_aec(env, lineup, seed=0)
 
 

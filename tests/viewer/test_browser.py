@@ -17,7 +17,7 @@ from experiments.viewer import write_viewer
 from kiaule_env.cards import CARD_SYMBOLS, SUIT_SYMBOLS, SUITS
 from kiaule_env.core.records import GameRecord
 from tests.browser import chromium_driver, needs_chromium
-from tests.viewer.support import lines, steps
+from tests.viewer.support import GAMES, lines, steps
 
 pytestmark = needs_chromium
 
@@ -302,7 +302,7 @@ def _overflow(page: Page) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("game", ["kozel", "kiauliaganys", "pig", "elgeta"])
+@pytest.mark.parametrize("game", GAMES)
 def test_a_900px_window_shows_everything(browser, records, tmp_path, game):
     page = _page(browser, records, tmp_path, game)[0]
     browser.set_window_size(900, 1000)
