@@ -41,7 +41,7 @@ def _kiauliaganys_position():
     state.not_suit = [[0, 0, 0, 0], [2, 0, 0, 0], [0, 2, 0, 0]]
     state.face_down = unseen[5:]
     used = {c for h in state.hands for c in h} | set(state.face_down)
-    state.fund = [c for c in engine.config.the_deck.cards if c not in used and c < 52]
+    state.fund = [c for c in engine.deck.cards if c not in used and c < 52]
     state.fund.append(next(c for c in (52, 53) if c not in used))
     state.named_suit = 3  # the joker on top named spades
     state.had_turn = [True, True, True]
