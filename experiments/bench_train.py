@@ -75,9 +75,9 @@ def measure_ppo(game: str, overrides: dict[str, Any], steps: int, out: Path) -> 
         "steps": stats["steps_this_run"],
         "steps_per_second": stats["steps_per_second"],
         "share": stats["share"],
-        "net_arch": config["policy"]["net_arch"],
-        "n_epochs": config["ppo"]["n_epochs"],
-        "batch_size": config["ppo"]["batch_size"],
+        "net_arch": config.policy.net_arch,
+        "n_epochs": config.ppo.n_epochs,
+        "batch_size": config.ppo.batch_size,
     }
 
 
@@ -86,18 +86,19 @@ def measure_warm_start(game: str, games: int) -> dict[str, Any] | None:
     from agents.training import distill
 
     config = train_mod.resolve_config(game)
-    warm = config.get("warm_start")
-    if not warm:
+    if config.warm_start is None:
         return None
-    tasks = distill._tasks({**config, "warm_start": {**warm, "games_per_round": games}}, 0, None)
+    warm = config.warm_start.model_dump()
+    plain = config.as_dict()  # the agents layer reads the config as data
+    tasks = distill._tasks({**plain, "warm_start": {**warm, "games_per_round": games}}, 0, None)
     start = time.perf_counter()
     labels = distill.Labels.concat([distill.play_and_label(t) for t in tasks])
     label_s = time.perf_counter() - start
     import torch
 
-    torch.set_num_threads(int(config["torch_threads"]))
+    torch.set_num_threads(config.torch_threads)
     with tempfile.TemporaryDirectory() as tmp:
-        vec_env = train_mod.make_vec_env({**config, "output": tmp, "n_envs": 1})
+        vec_env = train_mod.make_vec_env(config.model_copy(update={"output": tmp, "n_envs": 1}))
         model = train_mod.new_model(config, vec_env)
         start = time.perf_counter()
         distill.fit(model, labels, {**warm, "epochs": 1}, seed=0)

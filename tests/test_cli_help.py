@@ -72,10 +72,20 @@ def test_describe_drops_rst_markup_and_keeps_the_first_paragraph():
 
 def test_train_set_help_lists_exactly_the_config_keys(monkeypatch):
     pytest.importorskip("pydantic")
-    from experiments.train_config import TrainConfig
+    from experiments.train import config
 
     (action,) = [
         a for a in _parser_of("train", monkeypatch)._actions if "--set" in a.option_strings
     ]
     listed = set(action.help.split(": ", 1)[1].replace(",", " ").split())
-    assert set(TrainConfig.model_fields) <= listed
+    assert set(config.TrainConfig.model_fields) <= listed
+    sections = {
+        "opponents": config.OpponentsConfig,
+        "policy": config.PolicyConfig,
+        "ppo": config.PPOConfig,
+        "eval": config.EvalConfig,
+        "checkpoint": config.CheckpointConfig,
+        "warm_start": config.WarmStartConfig,
+    }
+    for name, section in sections.items():  # each section with every key it takes
+        assert f"{name} ({', '.join(section.model_fields)})" in action.help

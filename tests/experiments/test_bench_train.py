@@ -12,7 +12,7 @@ def test_one_run_measures_before_and_after_with_their_breakdown(capsys):
     rows = report["games"]["pig"]
     before, after = rows["before"], rows["after"]
     assert before["net_arch"] == [64, 64]  # the previous zoo config, not today's file
-    assert after["net_arch"] == bench_train.train_mod.resolve_config("pig")["policy"]["net_arch"]
+    assert after["net_arch"] == bench_train.train_mod.resolve_config("pig").policy.net_arch
     for row in (before, after):
         assert row["steps"] >= 512 and row["steps_per_second"] > 0
         shares = row["share"]

@@ -64,8 +64,10 @@ def test_cuda_on_a_cpu_only_torch_is_refused():
 
 def test_values_are_converted_and_defaults_kept():
     config = train_mod.resolve_config("pig", {"ppo": {"learning_rate": "1e-4"}, "n_envs": 3})
-    assert config["ppo"]["learning_rate"] == pytest.approx(1e-4)
-    assert config["n_envs"] == 3 and "target_kl" not in config["ppo"]
+    assert config.ppo.learning_rate == pytest.approx(1e-4)
+    assert config.n_envs == 3 and config.ppo.n_steps == 256  # the file's, not the default
+    assert config.ppo.target_kl is None and config.ppo.normalize_advantage is True
+    assert config.ppo.vf_coef == 0.5 and config.eval.env_kwargs is None  # defaults
 
 
 def test_malformed_yaml_names_the_file(tmp_path):

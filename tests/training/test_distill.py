@@ -67,7 +67,7 @@ def test_labels_are_the_teachers_moves_at_real_choices():
 
 def test_a_round_labels_every_real_choice(tmp_path):
     config = warm_config(tmp_path)
-    labels = distill.play_and_label(distill._tasks(config, 0, None)[0])
+    labels = distill.play_and_label(distill._tasks(config.as_dict(), 0, None)[0])
     assert len(labels) > 100 and labels.games == distill.CHUNK
     assert labels.mask.sum(axis=1).min() >= 2
     assert labels.mask[np.arange(len(labels)), labels.action].all()  # labels are legal
@@ -77,7 +77,7 @@ def test_a_round_labels_every_real_choice(tmp_path):
 
 def test_a_search_teacher_gives_its_visit_shares_as_the_target(tmp_path):
     config = warm_config(tmp_path, teacher="ismcts:iterations=24,worlds=4", games_per_round=1)
-    labels = distill.play_and_label(distill._tasks(config, 0, None)[0])
+    labels = distill.play_and_label(distill._tasks(config.as_dict(), 0, None)[0])
     assert len(labels) > 10
     assert np.allclose(labels.target.sum(axis=1), 1.0)
     assert not (labels.target * ~labels.mask).any()  # only legal moves have weight
@@ -97,7 +97,7 @@ def test_a_pig_heuristic_with_random_ties_gives_its_tie_shares_as_the_target(tmp
         tmp_path, game="pig", teacher="heuristic:ties=random", games_per_round=10,
         behaviour={"heuristic": 1.0},
     )  # fmt: skip
-    labels = distill.play_and_label(distill._tasks(config, 0, None)[0])
+    labels = distill.play_and_label(distill._tasks(config.as_dict(), 0, None)[0])
     assert np.allclose(labels.target.sum(axis=1), 1.0)
     assert not (labels.target * ~labels.mask).any()
     assert (labels.target[np.arange(len(labels)), labels.action] > 0).all()  # drawn from it
@@ -108,14 +108,14 @@ def test_a_pig_heuristic_with_random_ties_gives_its_tie_shares_as_the_target(tmp
 
 def test_the_first_round_has_no_student():
     config = tiny_config("kiauliaganys", "unused", warm_start=WARM)
-    first = distill._tasks(config, 0, None)
+    first = distill._tasks(config.as_dict(), 0, None)
     assert all("student" not in t["behaviour"] for t in first)
     assert sum(t["games"] for t in first) == WARM["games_per_round"]
 
 
 def test_labels_do_not_depend_on_the_worker_count(tmp_path):
-    one = distill.label_round(warm_config(tmp_path, workers=1), 0, None)
-    two = distill.label_round(warm_config(tmp_path, workers=2), 0, None)
+    one = distill.label_round(warm_config(tmp_path, workers=1).as_dict(), 0, None)
+    two = distill.label_round(warm_config(tmp_path, workers=2).as_dict(), 0, None)
     assert np.array_equal(one.obs, two.obs) and np.array_equal(one.action, two.action)
 
 
@@ -134,7 +134,7 @@ def test_warm_start_learns_the_teacher_and_resumes_from_its_rounds(tmp_path):
 
 def test_warm_start_plays_the_parallel_game(tmp_path):
     config = tiny_config("pig", tmp_path / "pig", warm_start={**WARM, "rounds": 1})
-    labels = distill.label_round(config, 0, None)
+    labels = distill.label_round(config.as_dict(), 0, None)
     assert len(labels) > 0
     env = pig_v0.parallel_env(num_players=4)
     assert labels.obs.shape[1] == env.observation_space("player_0")["observation"].shape[0]

@@ -11,6 +11,7 @@ import pytest
 
 from agents.training.callbacks import StopRequest
 from experiments import train as train_mod
+from experiments.train import run as train_run
 from tests.training.conftest import tiny_kozel_run
 
 TINY = {
@@ -77,7 +78,7 @@ def test_resume_from_a_scheduled_checkpoint_is_exact(uninterrupted, tmp_path):
 
 def test_ctrl_c_requests_a_stop_then_aborts():
     stop = StopRequest()
-    handle = train_mod._sigint_handler(stop)
+    handle = train_run._sigint_handler(stop)
     handle(signal.SIGINT, None)
     assert stop.requested and stop.due(0)
     with pytest.raises(KeyboardInterrupt):

@@ -12,6 +12,7 @@ import pytest
 from agents.training.callbacks import StopRequest
 from experiments import outdir
 from experiments import train as train_mod
+from experiments.train import cli as train_cli
 from tests.training.conftest import tiny_kozel_run
 
 ARGV = tiny_kozel_run(timesteps=256, checkpoint_every=128)
@@ -57,10 +58,10 @@ def test_a_folder_of_other_files_is_refused_unless_forced(tmp_path, capsys, monk
     seen = []
 
     def fake_train(config, **kw):  # the claim is what is tested here, not training
-        seen.append(config["output"])
+        seen.append(config.output)
         raise ValueError("stop here")
 
-    monkeypatch.setattr(train_mod, "train", fake_train)
+    monkeypatch.setattr(train_cli, "train", fake_train)
     assert "stop here" in refused(capsys, [*argv, "--force"])
     assert seen == [str(out)]
 
@@ -68,10 +69,12 @@ def test_a_folder_of_other_files_is_refused_unless_forced(tmp_path, capsys, monk
 def test_run_settings_leave_out_only_the_length_and_the_execution():
     config = train_mod.resolve_config("kozel")
     settings = train_mod.run_settings(config)
-    assert set(config) - set(settings) == set(train_mod.RUN_FOLDER_FREE)
-    assert settings["seed"] == config["seed"] and settings["ppo"] == config["ppo"]
-    longer = train_mod.run_settings({**config, "total_timesteps": 10**7, "output": "x"})
-    assert longer == settings
+    assert set(config.as_dict()) - set(settings) == set(train_mod.RUN_FOLDER_FREE)
+    assert settings["seed"] == config.seed and settings["ppo"] == config.ppo.model_dump()
+    longer = config.model_copy(update={"total_timesteps": 10**7, "output": "x"})
+    assert train_mod.run_settings(longer) == settings
+    seeded = config.model_copy(update={"seed": 1})
+    assert train_mod.run_settings(seeded) != settings
 
 
 def test_an_rllib_run_claims_its_folder_too(tmp_path, capsys, monkeypatch):

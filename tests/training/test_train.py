@@ -13,6 +13,8 @@ import agents
 from agents.arena import play_aec, play_parallel
 from agents.training.model_io import LAYOUT_KEY, layout_metadata, read_metadata, write_metadata
 from experiments import train as train_mod
+from experiments.train.config import CONFIG_DIR, game_defaults
+from kiaule_env import GAMES as GAMES_OF_THE_SUITE
 from kiaule_env import get_game as get_spec
 from tests.training.conftest import require_env
 
@@ -27,12 +29,8 @@ TINY = {
     "tensorboard": True,
 }
 
-GAMES = {
-    "kozel": {},
-    "kiauliaganys": {"num_players": 4},
-    "pig": {"num_players": 4},
-    "elgeta": {"num_players": 2},
-}
+#: every game of the suite, with the env keywords it trains with when it has no config file
+GAMES = {game: game_defaults(game)["env_kwargs"] for game in GAMES_OF_THE_SUITE}
 
 
 def tiny_config(game: str, out: Path, **extra) -> dict:
@@ -147,7 +145,7 @@ def test_resume_from_checkpoint_continues_steps_and_pool(tmp_path):
     resumed = train_mod.resolve_config(
         read_metadata(checkpoint)["config"], {"total_timesteps": 2048}
     )
-    resumed["output"] = str(tmp_path / "resumed")
+    resumed.output = str(tmp_path / "resumed")
     result = train_mod.train(resumed, resume=checkpoint, progress=False)
     assert result.timesteps >= 2048
     assert result.stats["steps_this_run"] == result.timesteps - 512
@@ -180,11 +178,11 @@ def test_configs_resolve_and_cli_lists_train():
     from experiments.cli import SUBCOMMANDS
 
     assert SUBCOMMANDS["train"][0] == "experiments.train"
-    for game in ("kozel", "kiauliaganys", "pig", "elgeta"):
+    for game in GAMES_OF_THE_SUITE:  # from its config file, or its defaults without one
         config = train_mod.resolve_config(game)
-        assert config["game"] == game
-        assert config["output"]
-    with pytest.raises(ValueError, match="unknown config key"):
+        assert config.game == game
+        assert config.output == f"runs/{game}" or (CONFIG_DIR / f"{game}.yaml").is_file()
+    with pytest.raises(ValueError, match="learning_rate: unknown key"):
         train_mod.resolve_config({"game": "pig", "learning_rate": 1})
     with pytest.raises(ValueError, match="unknown game"):
         train_mod.resolve_config({"game": "chess"})
@@ -256,22 +254,22 @@ def test_overrides_replace_weighted_sets_and_snapshots_follow_the_lineups():
     into the file's), and snapshots are taken when a lineup seats ``self`` though the mix has
     none."""
     base = train_mod.resolve_config("pig")
-    assert len(base["opponents"]["lineups"]) == 2
+    assert len(base.opponents.lineups) == 2
     one = {"heuristic self heuristic": 1.0}
-    merged = train_mod.deep_merge(base, {"opponents": {"lineups": one}})
-    assert merged["opponents"]["lineups"] == one
-    assert merged["opponents"]["snapshot_every"] == base["opponents"]["snapshot_every"]
+    merged = train_mod.resolve_config("pig", {"opponents": {"lineups": one}})
+    assert merged.opponents.lineups == one
+    assert merged.opponents.snapshot_every == base.opponents.snapshot_every
     parsed = train_mod.parse_set(
         ['opponents.lineups={"random random random": 1}', "opponents.team_with_copies=false"]
     )
-    assert train_mod.resolve_config("pig", parsed)["opponents"]["lineups"] == {
-        "random random random": 1
-    }
-    no_self_mix = {"mix": {"heuristic": 1.0}}
-    assert train_mod.plays_self(train_mod.deep_merge(base, {"opponents": no_self_mix}))
+    assert train_mod.resolve_config("pig", parsed).opponents.lineups == {"random random random": 1}
+
+    def with_opponents(**changes) -> train_mod.TrainConfig:
+        return base.model_copy(update={"opponents": base.opponents.model_copy(update=changes)})
+
+    no_self_mix = {"heuristic": 1.0}
+    assert train_mod.plays_self(with_opponents(mix=no_self_mix))
     assert not train_mod.plays_self(
-        train_mod.deep_merge(
-            base, {"opponents": {**no_self_mix, "lineups": {"random random random": 1.0}}}
-        )
+        with_opponents(mix=no_self_mix, lineups={"random random random": 1.0})
     )
     assert train_mod.plays_self(train_mod.resolve_config("kiauliaganys"))  # mix with self
