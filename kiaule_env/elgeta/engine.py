@@ -15,7 +15,7 @@ import numpy as np
 from kiaule_env.cards import CARD_TEXTS
 from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.frames import Table
-from kiaule_env.elgeta import rules
+from kiaule_env.elgeta import rules, sampling
 from kiaule_env.elgeta.display import frame_table, render_table
 from kiaule_env.elgeta.encoding import (
     PLAY_ACTION,
@@ -106,8 +106,8 @@ class Engine(RulesEngine):
 
     def sample_state(self, view: Any, rng: np.random.Generator) -> State:
         """A state drawn exactly uniformly from those consistent with ``view`` (the contract's
-        determinization; ``rules.sample_state`` says what is fixed and what is sampled)."""
-        return rules.sample_state(view, self.config, rng)
+        determinization; ``sampling.sample_state`` says what is fixed and what is sampled)."""
+        return sampling.sample_state(view, self.config, rng)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """A copy with the unseen top part of every pile in another order (what nobody

@@ -326,7 +326,7 @@ def apply(state: State, move: str = PLAY) -> int:
     return card
 
 
-def _order_from(state: State, first: int) -> list[int]:
+def order_from(state: State, first: int) -> list[int]:
     """Seats still in, clockwise starting at ``first`` (E3)."""
     n = state.config.num_players
     return [s for s in ((first + k) % n for k in range(n)) if state.still_in[s]]
@@ -342,7 +342,7 @@ def _end_round(state: State) -> None:
         _take(state, top[0])
         return
     able = []
-    for seat in _order_from(state, state.leader):  # E4: every player still in adds a card
+    for seat in order_from(state, state.leader):  # E4: every player still in adds a card
         if state.piles[seat]:
             able.append(seat)
         else:  # E5: he must add a card and has none: a beggar at once, his cards stay
@@ -369,7 +369,7 @@ def _take(state: State, taker: int) -> None:
     state.trick_cards = []
     state.trick_seats = []
     state.tricks += 1
-    for seat in _order_from(state, state.leader):  # E7, in playing order of the trick
+    for seat in order_from(state, state.leader):  # E7, in playing order of the trick
         if not state.piles[seat]:
             state.still_in[seat] = False
             state.beggars.append(seat)
@@ -423,7 +423,7 @@ def _start_trick(state: State, leader: int, key: bytes | None = None) -> None:
     state.leader = leader
     state.round_start = 0
     state.rounds = 1
-    state.queue = _order_from(state, leader)
+    state.queue = order_from(state, leader)
     state.queue_pos = 0
 
 
@@ -484,45 +484,6 @@ def view(state: State, seat: int) -> View:
     )
 
 
-def sample_state(state_view: View, config: Config, rng: np.random.Generator) -> State:
-    """A full state consistent with ``state_view``: each unseen part shuffled (determinization).
-
-    The position history (E8) of the real game is not part of a view, so the sample's history
-    starts at its current trick (recorded only if no card of the trick is on the table yet).
-    """
-    piles = []
-    for unseen, known in zip(state_view.unseen, state_view.known, strict=True):
-        top = [unseen[i] for i in rng.permutation(len(unseen))]
-        piles.append(deque(top + list(known)))
-    on_table = [c for _, c in state_view.trick]
-    cards = tuple(sorted([c for p in piles for c in p] + on_table))
-    state = State(
-        config=config,
-        piles=piles,
-        unseen=[len(u) for u in state_view.unseen],
-        cards_in_play=cards,
-        aces=tuple(c for c in cards if c % 13 == 12),
-        still_in=list(state_view.still_in),
-        leader=state_view.leader,
-        trick_cards=on_table,
-        trick_seats=[s for s, _ in state_view.trick],
-        round_start=state_view.round_start,
-        rounds=state_view.rounds,
-        tricks=state_view.tricks,
-        beggars=list(state_view.beggars),
-        last_trick_cards=[c for _, c in state_view.last_trick],
-        last_trick_seats=[s for s, _ in state_view.last_trick],
-        last_taker=state_view.last_taker,
-        over=state_view.over,
-    )
-    if not state.over:
-        if not on_table:
-            state.positions.add(position_key(state.leader, state.piles))
-        state.queue = _order_from(state, state.leader)
-        state.queue_pos = len(state.trick_cards) - state.round_start
-    return state
-
-
 # ---------------------------------------------------------------------------------- checks
 def check_invariants(state: State) -> None:
     """Raise ``AssertionError`` naming any broken invariant (soak and tests)."""
@@ -551,7 +512,7 @@ def check_invariants(state: State) -> None:
     assert state.tricks < state.config.max_tricks, "trick cap passed"
     # every round is played by all players still in, from the leader (E3, E4; E5 removed those
     # who could not add)
-    assert state.queue == _order_from(state, state.leader), "the round is not everyone still in"
+    assert state.queue == order_from(state, state.leader), "the round is not everyone still in"
     newest = state.trick_seats[state.round_start :]
     assert newest == state.queue[: state.queue_pos], "the round's cards are not the queue's"
 
@@ -727,7 +688,6 @@ __all__ = [
     "parse_piles",
     "result",
     "rewards",
-    "sample_state",
     "simulate",
     "to_act",
     "view",

@@ -29,7 +29,7 @@ part of the result, not of the rewards or the play, so nothing here depends on i
 reasonable array (``repetition`` on with ``max_turns`` above :data:`MAX_HISTORY_TURNS`).
 
 There is no randomness inside a deal: the face-down table's order is fixed at the deal's start
-(G2) and is part of the array (a determinized state from ``rules.sample_state`` fixes it too), so
+(G2) and is part of the array (a determinized state from ``sampling.sample_state`` fixes it too), so
 the compiled and the Python engine given the same actions go through exactly the same deal.
 :func:`random_playout` draws its actions from numba's own generator, seeded with ``seed``.
 

@@ -17,7 +17,7 @@ import numpy as np
 from kiaule_env.core.engine import RulesEngine
 from kiaule_env.core.frames import Table
 from kiaule_env.core.options import decks_option, stacked_decks
-from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys import rules, sampling
 from kiaule_env.kiauliaganys.display import frame_table, render_table
 from kiaule_env.kiauliaganys.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.kiauliaganys.rules import OVER, Config, State
@@ -107,8 +107,8 @@ class Engine(RulesEngine):
 
     def sample_state(self, view: rules.View, rng: np.random.Generator) -> State:
         """A state drawn exactly uniformly from those consistent with ``view`` (the contract's
-        determinization; ``rules.sample_state`` says what is fixed and what is sampled)."""
-        state = rules.sample_state(view, rng)
+        determinization; ``sampling.sample_state`` says what is fixed and what is sampled)."""
+        state = sampling.sample_state(view, rng)
         state.rng = np.random.default_rng(int(rng.integers(2**63)))
         return state
 

@@ -17,7 +17,7 @@ import numpy as np
 from kiaule_env.core.engine import HIDDEN_CARD, RulesEngine
 from kiaule_env.core.frames import Table
 from kiaule_env.core.options import shuffled_texts
-from kiaule_env.pig import rules
+from kiaule_env.pig import rules, sampling
 from kiaule_env.pig.display import frame_table, render_table
 from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder, state_encoder
 from kiaule_env.pig.rules import OVER, WAIT, Config, State
@@ -113,8 +113,8 @@ class Engine(RulesEngine):
 
     def sample_state(self, view: Any, rng: np.random.Generator) -> State:
         """A state drawn exactly uniformly from those consistent with ``view`` (the contract's
-        determinization; ``rules.sample_state`` says what is fixed and what is sampled)."""
-        return rules.sample_state(view, self.config, rng)
+        determinization; ``sampling.sample_state`` says what is fixed and what is sampled)."""
+        return sampling.sample_state(view, self.config, rng)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """A copy with the cards ``seat`` cannot see (other hands, the stock, the discard

@@ -24,7 +24,7 @@ pytest.importorskip("numba")
 import kiaule_env
 from kiaule_env.cards import CARD_TEXTS
 from kiaule_env.core.simulate import CompiledSimulator, PythonSimulator, simulator
-from kiaule_env.elgeta import compiled, rules
+from kiaule_env.elgeta import compiled, rules, sampling
 from tests.elgeta.helpers import stacked
 
 GAME = kiaule_env.get_game("elgeta")
@@ -252,7 +252,7 @@ def test_E8_the_look_ahead_uses_the_history_before_the_encoded_state():
 @pytest.mark.parametrize("options", VARIANTS[:4], ids=_variant_id)
 def test_E8_resampled_states_agree_with_the_engine(options):
     # engine.resample_hidden keeps the real game's position history with reshuffled piles,
-    # rules.sample_state has none (or only the current trick's start): the E8 look-ahead of
+    # sampling.sample_state has none (or only the current trick's start): the E8 look-ahead of
     # encode must treat both exactly as the engine does
     engine = GAME.make_engine(**options)
     config = engine.config
@@ -267,7 +267,7 @@ def test_E8_resampled_states_agree_with_the_engine(options):
             continue
         seat = int(rng.integers(engine.num_players))
         play_both(engine, engine.resample_hidden(state, seat, rng), rng)
-        sampled = rules.sample_state(rules.view(state, seat), config, rng)
+        sampled = sampling.sample_state(rules.view(state, seat), config, rng)
         play_both(engine, sampled, rng)
 
 

@@ -13,7 +13,7 @@ import pytest
 from kiaule_env import elgeta_v0
 from kiaule_env.cards import CARD_SYMBOLS, card_text, parse_card
 from kiaule_env.core.records import GameRecord, ReplayMismatch, play_recorded, replay
-from kiaule_env.elgeta import rules
+from kiaule_env.elgeta import rules, sampling
 from tests.elgeta.helpers import new_env, play_out, stacked, step_env
 
 DATA = Path(__file__).parent / "data"
@@ -131,7 +131,7 @@ def test_sample_state_is_consistent_with_the_view():
     env.reset(seed=2)
     step_env(env, 25)
     view = env.view("player_1")
-    sample = rules.sample_state(view, env.config, np.random.default_rng(0))
+    sample = sampling.sample_state(view, env.config, np.random.default_rng(0))
     rules.check_invariants(sample)
     assert rules.view(sample, 1) == view
     assert sample.cards_in_play == env.game_state.cards_in_play

@@ -25,7 +25,7 @@ pytest.importorskip("numba")
 import kiaule_env
 from kiaule_env.core.simulate import CompiledSimulator, PythonSimulator
 from kiaule_env.kiauliaganys import compiled as C
-from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys import rules, sampling
 from kiaule_env.kiauliaganys.rules import Config
 
 GAME = kiaule_env.get_game("kiauliaganys")
@@ -200,7 +200,7 @@ def _states_with_empty_table(options: dict[str, Any], count: int) -> list[rules.
 
 
 def test_g10a_encode_of_mid_deal_and_determinized_states() -> None:
-    """A state with a G10a history, and a determinized one (``rules.sample_state``: only the
+    """A state with a G10a history, and a determinized one (``sampling.sample_state``: only the
     current position, with the view's count), play on identically through both."""
     options = {"num_players": 3}
     engine = GAME.make_engine(**options)
@@ -210,7 +210,7 @@ def test_g10a_encode_of_mid_deal_and_determinized_states() -> None:
         assert s[C.RECORDS] == len(state.positions)
         assert s[C.REPEATS] == state.repeats
         _compare_deal(engine, engine.clone(state), np.random.default_rng(i), stats)
-        sampled = rules.sample_state(rules.view(state, 0), np.random.default_rng(i))
+        sampled = sampling.sample_state(rules.view(state, 0), np.random.default_rng(i))
         sampled.decks, sampled.rng = [], np.random.default_rng(i)
         assert C.encode(sampled)[C.RECORDS] == 1
         _compare_deal(engine, sampled, np.random.default_rng(i), stats)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kiaule_env import kiauliaganys_v0
-from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys import rules, sampling
 from tests.kiauliaganys.helpers import stacked
 
 
@@ -44,7 +44,7 @@ def test_sample_state_is_consistent_with_the_view(num_players, deck):
         while not all(env.terminations.values()):
             seat = int(rng.integers(num_players))
             view = env.view(f"player_{seat}")
-            sampled = rules.sample_state(view, rng)
+            sampled = sampling.sample_state(view, rng)
             rules.check_invariants(sampled)
             assert rules.view(sampled, seat) == view
             for other in range(num_players):
@@ -69,7 +69,7 @@ def test_sample_state_keeps_the_repetition_count_of_the_current_position():
     do(env, *CYCLE)
     view = env.view("player_0")
     assert view.repetitions == 2
-    sampled = rules.sample_state(view, np.random.default_rng(0))
+    sampled = sampling.sample_state(view, np.random.default_rng(0))
     assert rules.view(sampled, 0) == view
     for text in CYCLE:
         for state in (env.game_state, sampled):

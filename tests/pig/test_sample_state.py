@@ -1,4 +1,4 @@
-"""Pig determinization (``rules.sample_state``) keeps the passing memory consistent (P2, P6):
+"""Pig determinization (``sampling.sample_state``) keeps the passing memory consistent (P2, P6):
 what the observer's neighbours recorded of the cards that passed between them and him is his
 own record, and every player's memory fits one history that leads to the sampled hands."""
 
