@@ -1,6 +1,6 @@
-"""The OpenSpiel bridge (``kiaule_env.openspiel``, extra ``openspiel``): Kozel, Kiauliaganys and
-Elgeta registered with pyspiel, explicit chance for the deal, ``random_sim_test``, and the same
-game as the env."""
+"""The OpenSpiel bridge (``kiaule_env.openspiel``, extra ``openspiel``): every sequential game
+of ``kiaule_env.GAMES`` registered with pyspiel (Pig as a simultaneous game), explicit chance
+for the deal, ``random_sim_test``, and the same game as the env."""
 
 from __future__ import annotations
 
@@ -143,21 +143,34 @@ def test_kozel_bad_parameters_and_observation_types():
         game.make_py_observer(None, {"x": 1})
 
 
-#: (short name, parameters) the generic tests cover; small caps keep Python-speed games short
-BRIDGED = [
-    ("kiaule_kozel", {}),
-    ("kiaule_kiauliaganys", {"num_players": 2, "deck": 36, "max_turns": 40, "pips": "face"}),
-    ("kiaule_kiauliaganys", {"num_players": 3, "repetition": 0, "max_turns": 60}),
-    ("kiaule_elgeta", {"num_players": 3, "deck": 32, "max_tricks": 60}),
-    ("kiaule_elgeta", {"num_players": 2, "deck": 32, "max_tricks": 200}),
-    ("kiaule_elgeta", {"num_players": 4, "deck": 52, "max_tricks": 40}),
+#: the sequential games of :data:`kiaule_env.GAMES` the bridge offers (Pig, simultaneous, apart)
+SEQUENTIAL = [
+    f"kiaule_{name}"
+    for name, game in kiaule_env.GAMES.items()
+    if game.openspiel is not None and not game.engine_class().simultaneous
 ]
+#: the parameters the generic tests cover where a game needs its own (several configurations,
+#: small caps that keep Python-speed games short); every other game is covered with its defaults
+CONFIGS = {
+    "kiaule_kiauliaganys": [
+        {"num_players": 2, "deck": 36, "max_turns": 40, "pips": "face"},
+        {"num_players": 3, "repetition": 0, "max_turns": 60},
+    ],
+    "kiaule_elgeta": [
+        {"num_players": 3, "deck": 32, "max_tricks": 60},
+        {"num_players": 2, "deck": 32, "max_tricks": 200},
+        {"num_players": 4, "deck": 52, "max_tricks": 40},
+    ],
+}
+#: (short name, parameters) the generic tests cover
+BRIDGED = [(name, params) for name in SEQUENTIAL for params in CONFIGS.get(name, [{}])]
 BRIDGED_IDS = [f"{n}-{','.join(f'{k}={v}' for k, v in p.items()) or 'default'}" for n, p in BRIDGED]
 
 
 def test_every_bridged_game_is_registered():
     names = set(pyspiel.registered_names())
-    assert {"kiaule_kozel", "kiaule_kiauliaganys", "kiaule_elgeta"} <= names
+    assert set(SEQUENTIAL) <= names
+    assert {"kiaule_kozel", "kiaule_kiauliaganys"} <= set(SEQUENTIAL)  # the bridge is no no-op
 
 
 @pytest.mark.parametrize(("name", "params"), BRIDGED, ids=BRIDGED_IDS)
@@ -351,7 +364,7 @@ def test_shimmy_plays_a_bridged_game_with_masks_in_info(name, params):
     assert decisions > 0
 
 
-@pytest.mark.parametrize("name", ["kiaule_kozel", "kiaule_kiauliaganys", "kiaule_elgeta"])
+@pytest.mark.parametrize("name", SEQUENTIAL)
 def test_shimmys_pettingzoo_wrapper_of_a_registered_game_passes_api_test(name):
     """Shimmy's OpenSpiel → PettingZoo conversion of our registered game passes PettingZoo's
     own ``api_test`` (the sequential games; Shimmy has no simultaneous-move conversion)."""
@@ -378,9 +391,11 @@ def _dealt(name: str, params: dict, seed: int):
     return state, rng
 
 
+#: the first configuration of every sequential game with decisions (private cards, decisions)
 RECALL_GAMES = [
-    ("kiaule_kozel", {}),
-    ("kiaule_kiauliaganys", {"num_players": 2, "deck": 36, "max_turns": 40}),
+    (name, CONFIGS.get(name, [{}])[0])
+    for name in SEQUENTIAL
+    if kiaule_env.GAMES[name.removeprefix("kiaule_")].has_decisions
 ]
 
 
