@@ -11,11 +11,15 @@ from kiaule_env.cards import card_text, get_deck, make_card
 
 
 def require_env(game: str) -> None:
-    """Skip a test whose game's env has not landed in this checkout."""
+    """Skip a test whose game's env has not landed in this checkout (its descriptor names the
+    module: ``kiaule_env.<game>_v0``, or a fixture game's own)."""
+    from kiaule_env import GAMES
+
+    module = GAMES[game].module if game in GAMES else f"kiaule_env.{game}_v0"
     try:
-        importlib.import_module(f"kiaule_env.{game}_v0")
+        importlib.import_module(module)
     except ModuleNotFoundError:
-        pytest.skip(f"kiaule_env.{game}_v0 is not available")
+        pytest.skip(f"{module} is not available")
 
 
 def require_agent(name: str) -> None:
