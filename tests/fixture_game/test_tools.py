@@ -1,0 +1,69 @@
+"""The tools pick the fixture game up from its descriptor with no edits: the agent registry
+(random, the rule-based agent its descriptor names, the search agents), a tournament through
+the ``kiaule`` CLI in a fresh process with worker processes, and its research metrics.
+
+The conformance suite, the viewer, the OpenSpiel bridge and ``kiaule train`` cover it through
+their tests over ``kiaule_env.GAMES``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import agents
+from agents.random_agent import RandomAgent
+from kiaule_env import GAMES
+from kiaule_env.core.play import play_episode
+
+GAME = GAMES["highcard"]
+
+
+def test_the_registry_has_random_heuristic_and_search_agents():
+    names = agents.list_agents("highcard")
+    for kind in ("random", "heuristic", "pimc", "ismcts", "ppo"):
+        assert f"highcard/{kind}" in names
+    assert GAME.agents_provider == "tests.fixture_game.agents"  # named by the descriptor
+
+
+def test_the_heuristic_beats_random_agents():
+    """Seat-alternated games on seeded deals: it takes more than it gives."""
+    env = GAME.raw_env()
+    rewards = []
+    for g in range(120):
+        seat = g % 2
+        players = [RandomAgent("highcard", 10 * g + s) for s in range(2)]
+        players[seat] = agents.make("highcard/heuristic")
+        rewards.append(play_episode(env, players, seed=g // 2).rewards[seat])
+    assert np.mean(rewards) > 0.1
+
+
+def test_a_tournament_through_the_cli_in_a_fresh_process(tmp_path):
+    """``kiaule tournament highcard`` run from another folder, with two worker processes: the
+    game comes from the inherited ``KIAULE_GAME_MODULES`` (and ``PYTHONPATH``), not from this
+    process."""
+    out = tmp_path / "t"
+    argv = ["tournament", "highcard", "--agents", "random", "heuristic", "pimc:worlds=2"]
+    argv += ["--games", "12", "--workers", "2", "--out", str(out), "--no-plots", "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["env_id"] == GAME.env_id and summary["games"] == 12 and summary["complete"]
+    names = ["highcard/random", "highcard/heuristic", "highcard/pimc:worlds=2"]
+    assert sorted(summary["agents"]) == sorted(names)
+    assert summary["endings"]["total"]["play"] == 12  # H6: every game ends by play
+    tricks = [summary["agents"][n]["metrics"]["tricks_taken"] for n in names]
+    assert sum(tricks) == GAME.default_options["hand_size"] * 3 / 2  # every agent as often
+    assert [m["name"] for m in summary["metrics"]] == ["tricks_taken", "voids_shown"]
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 12 and all(r["record"]["env_id"] == GAME.env_id for r in records)
