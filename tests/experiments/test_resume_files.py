@@ -12,6 +12,7 @@ import pytest
 
 from experiments.tournament import TournamentConfig, run_tournament
 from experiments.tournament.schedule import GameKey, make_schedule
+from kiaule_env import GAMES
 from tests.experiments import toy  # noqa: F401  (registers the toy games and agents)
 
 AGENTS = ["toy/random", "toy/smart", "toy/keep"]
@@ -69,16 +70,10 @@ def test_a_garbage_tournament_json_names_the_file(tmp_path):
         assert "delete" not in str(info.value) and "--force" in str(info.value)
 
 
-@pytest.mark.parametrize(
-    ("game", "agents", "env_kwargs"),
-    [
-        ("kozel", ["kozel/random", "kozel/heuristic"], {}),
-        ("kiauliaganys", ["kiauliaganys/random", "kiauliaganys/heuristic"], {"num_players": 3}),
-        ("pig", ["pig/random", "pig/heuristic"], {"num_players": 3}),
-        ("elgeta", ["elgeta/random", "elgeta/heuristic"], {"num_players": 2}),
-    ],
-)
-def test_real_games_pass_their_own_checks_on_resume(tmp_path, game, agents, env_kwargs):
+@pytest.mark.parametrize("game", list(GAMES))
+def test_real_games_pass_their_own_checks_on_resume(tmp_path, game):
+    agents = [f"{game}/random", f"{game}/heuristic"]
+    env_kwargs = dict(GAMES[game].small_options)
     cfg = TournamentConfig(game=game, agents=agents, games=6, seed=1, env_kwargs=env_kwargs)
     first = run_tournament(cfg, workers=1, out=tmp_path, plots=False)
     again = run_tournament(cfg, workers=1, out=tmp_path, plots=False)
