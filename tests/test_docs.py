@@ -104,3 +104,13 @@ def test_every_game_gets_its_tables_from_its_descriptor_and_encoders(game):
         table = docs.block_body(game, kind)
         rows = table.splitlines()
         assert len(rows) >= 3 and all(row.startswith("|") for row in rows), (game, kind)
+
+
+def test_the_readmes_ten_line_example_plays_a_whole_game(capsys):
+    section = docs.README.read_text().split("## In ten lines", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len([line for line in code.splitlines() if line.strip()]) <= 10
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["env"].agents == [] and "result" in namespace["info"]
+    assert "team 0" in capsys.readouterr().out
