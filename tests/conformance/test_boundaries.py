@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+from kiaule_env import GAMES
 from kiaule_env.core.options import NotResetError
 from kiaule_env.core.records import GameRecord, ReplayMismatch, replay
 from tests.conformance.conftest import variants
@@ -159,7 +160,7 @@ def test_validation_survives_python_dash_O(game, options):
 
 @variants(default_only=True)
 def test_replay_refuses_a_record_of_another_game(game, options):
-    other = "kiaule/pig-v0" if game.name != "pig" else "kiaule/kozel-v0"
+    other = next(g.env_id for g in GAMES.values() if g is not game)
     record = GameRecord(other, {}, 0, {}, [], None)
     with pytest.raises(ReplayMismatch, match=f"record is of '{other}'"):
         replay(game.raw_env, record)
