@@ -245,7 +245,18 @@ def _claim_hands(
     each make-up with probability proportional to its completions, then the cards of each suit
     uniformly: the deal is exactly uniform among those meeting the window.
     """
-    trump = view.trump
+    seats = _window_seats(view, checks)
+    free_suits = _by_suit(free)
+    own = {s: _by_suit(maybe[s]) for s, _, _ in seats}
+    rest = _claim_rest(view, [s for s, _, _ in seats], maybe, private, dead, len(free))
+    window = _Window(view, seats, maybe, own, rest)
+    if not window.count(0, tuple(len(x) for x in free_suits), 0):
+        raise ValueError("view is inconsistent: no deal meets the K8 claim window")
+    return _draw_window_hands(window, free_suits, rng)
+
+
+def _window_seats(view: View, checks: list[tuple[int, bool, bool]]) -> list[tuple[int, bool, bool]]:
+    """The window's seats that could hold a molodka (K8: only a hand of four cards can)."""
     seats: list[tuple[int, bool, bool]] = []
     for s, want, trumps in checks:
         if view.hand_sizes[s] != HAND_SIZE:
@@ -253,23 +264,43 @@ def _claim_hands(
                 raise ValueError(f"view is inconsistent: player_{s} was asked without 4 cards")
             continue  # K8: fewer than four cards are never a molodka
         seats.append((s, want, trumps))
-    free_suits = _by_suit(free)
-    own = {s: _by_suit(maybe[s]) for s, _, _ in seats}
-    rest = _claim_rest(view, [s for s, _, _ in seats], maybe, private, dead, len(free))
-    memo: dict[tuple[int, tuple[int, ...], int], int] = {}
+    return seats
 
-    def makeups(i: int, f: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
+
+class _Window:
+    """Exact completion counts for the K8 window's seats (see :func:`_claim_hands`): seat
+    ``i``'s allowed suit make-ups, and the number of deals from seat ``i`` on (memoized)."""
+
+    def __init__(
+        self,
+        view: View,
+        seats: list[tuple[int, bool, bool]],
+        maybe: dict[int, list[int]],
+        own: dict[int, list[list[int]]],
+        rest: Callable[[int], int],
+    ) -> None:
+        self.view = view
+        self.seats = seats
+        self.maybe = maybe
+        self.own = own
+        self.rest = rest
+        self.memo: dict[tuple[int, tuple[int, ...], int], int] = {}
+
+    def makeups(
+        self, i: int, f: tuple[int, ...]
+    ) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
         """Seat i's allowed make-ups ``(a, b, ways)`` given ``f`` free cards per suit."""
-        s, want, trumps = seats[i]
+        view = self.view
+        s, want, trumps = self.seats[i]
         known_suits = {SUIT[c] for c in view.known[s]}
-        mine = [len(x) for x in own[s]]
+        mine = [len(x) for x in self.own[s]]
         h = HAND_SIZE - len(view.known[s])
         out = []
         for k in range(min(h, sum(mine)) + 1):
             for b in _suit_splits(k, mine):
                 for a in _suit_splits(h - k, f):
                     suits = known_suits | {su for su in range(4) if a[su] + b[su]}
-                    molodka = len(suits) == 1 and (not trumps or trump in suits)
+                    molodka = len(suits) == 1 and (not trumps or view.trump in suits)
                     if molodka != want:
                         continue
                     ways = 1
@@ -278,31 +309,35 @@ def _claim_hands(
                     out.append((a, b, ways))
         return out
 
-    def count(i: int, f: tuple[int, ...], left_over: int) -> int:
+    def count(self, i: int, f: tuple[int, ...], left_over: int) -> int:
         """Completions from seat i on: ``left_over`` maybe cards of earlier seats are dead."""
-        if i == len(seats):
-            return rest(left_over)
+        if i == len(self.seats):
+            return self.rest(left_over)
         key = (i, f, left_over)
-        if key not in memo:
-            s = seats[i][0]
+        if key not in self.memo:
+            s = self.seats[i][0]
             total = 0
-            for a, b, ways in makeups(i, f):
+            for a, b, ways in self.makeups(i, f):
                 nxt = tuple(x - y for x, y in zip(f, a, strict=True))
-                total += ways * count(i + 1, nxt, left_over + len(maybe[s]) - sum(b))
-            memo[key] = total
-        return memo[key]
+                total += ways * self.count(i + 1, nxt, left_over + len(self.maybe[s]) - sum(b))
+            self.memo[key] = total
+        return self.memo[key]
 
+
+def _draw_window_hands(
+    window: _Window, free_suits: list[list[int]], rng: np.random.Generator
+) -> dict[int, list[int]]:
+    """Draw the window seats' hands in turn: a make-up with probability proportional to its
+    completions, then the cards of each suit uniformly (``free_suits`` is consumed)."""
     f = tuple(len(x) for x in free_suits)
-    if not count(0, f, 0):
-        raise ValueError("view is inconsistent: no deal meets the K8 claim window")
     drawn: dict[int, list[int]] = {}
     left_over = 0
-    for i, (s, _, _) in enumerate(seats):
+    for i, (s, _, _) in enumerate(window.seats):
         options = []
-        for a, b, ways in makeups(i, f):
+        for a, b, ways in window.makeups(i, f):
             nxt = tuple(x - y for x, y in zip(f, a, strict=True))
-            after = left_over + len(maybe[s]) - sum(b)
-            options.append((a, b, nxt, after, ways * count(i + 1, nxt, after)))
+            after = left_over + len(window.maybe[s]) - sum(b)
+            options.append((a, b, nxt, after, ways * window.count(i + 1, nxt, after)))
         weights = list(itertools.accumulate(o[4] for o in options))
         a, b, nxt, after, _ = options[bisect_right(weights, _below(rng, weights[-1]))]
         cards: list[int] = []
@@ -311,7 +346,7 @@ def _claim_hands(
             order = [pool[int(j)] for j in rng.permutation(len(pool))]
             cards += order[: a[su]]
             free_suits[su] = order[a[su] :]
-            mine = own[s][su]
+            mine = window.own[s][su]
             cards += [mine[int(j)] for j in rng.permutation(len(mine))[: b[su]]]
         drawn[s] = cards
         f, left_over = nxt, after
@@ -432,24 +467,9 @@ def _build(
         for s, kind, cards in view.trick
     ]
     dead = places["dead"]
-    discards: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
-    discards[me] = list(view.my_discards)
-    owner: dict[int, int] = {}
-    for s in others:
-        discards[s] += current[s]
-        for c in maybe[s]:
-            if c in dead:
-                owner[c] = s
-    for c in dead:
-        s = owner.get(c, others[int(rng.integers(len(others)))])
-        discards[s].append(c)
+    discards = _sampled_discards(view, current, maybe, dead, rng)
     piles = _pile_split(view, dead, rng)
-    discard_points = [[0, 0] for _ in range(NUM_PLAYERS)]
-    discard_points[me] = list(view.my_discard_points)
-    for team, pile in enumerate(piles):
-        pile_set = set(pile)
-        for s in others:
-            discard_points[s][team] = sum(POINTS[c] for c in discards[s] if c in pile_set)
+    discard_points = _discard_points(view, discards, piles)
     stock = list(places["stock"])
     if view.indicator_at >= 0:
         stock.insert(view.indicator_at, view.indicator)
@@ -491,10 +511,54 @@ def _build(
         eggs_streak=view.eggs_streak,
     )
     if view.phase == PHASE_CLAIM:  # K8: the rest of the window, judged on the sampled hands
-        order = [(view.first_leader + k) % NUM_PLAYERS for k in (1, 2, 3)]
-        trumps = config.molodka == "trumps"
-        later = order[order.index(view.to_act) + 1 :]
-        state.claim_queue = [view.to_act] + [
-            s for s in later if has_molodka(all_hands[s], view.trump, trumps)
-        ]
+        state.claim_queue = _claim_queue(view, config, all_hands)
     return state
+
+
+def _sampled_discards(
+    view: View,
+    current: dict[int, list[int]],
+    maybe: dict[int, list[int]],
+    dead: list[int],
+    rng: np.random.Generator,
+) -> list[list[int]]:
+    """Each seat's face-down discards: the own ones from the view, the others' current ones,
+    and the dead cards (a ``maybe`` card to its seat, any other to a random other seat)."""
+    me = view.seat
+    others = [s for s in range(NUM_PLAYERS) if s != me]
+    discards: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
+    discards[me] = list(view.my_discards)
+    owner: dict[int, int] = {}
+    for s in others:
+        discards[s] += current[s]
+        for c in maybe[s]:
+            if c in dead:
+                owner[c] = s
+    for c in dead:
+        s = owner.get(c, others[int(rng.integers(len(others)))])
+        discards[s].append(c)
+    return discards
+
+
+def _discard_points(
+    view: View, discards: list[list[int]], piles: list[list[int]]
+) -> list[list[int]]:
+    """Per seat and team, the points of his own discards in that team's pile (K11); the
+    observer's from the view."""
+    me = view.seat
+    discard_points = [[0, 0] for _ in range(NUM_PLAYERS)]
+    discard_points[me] = list(view.my_discard_points)
+    for team, pile in enumerate(piles):
+        pile_set = set(pile)
+        for s in range(NUM_PLAYERS):
+            if s != me:
+                discard_points[s][team] = sum(POINTS[c] for c in discards[s] if c in pile_set)
+    return discard_points
+
+
+def _claim_queue(view: View, config: Config, hands: list[list[int]]) -> list[int]:
+    """K8: the seat asked now, then the later seats of the window that hold a molodka."""
+    order = [(view.first_leader + k) % NUM_PLAYERS for k in (1, 2, 3)]
+    trumps = config.molodka == "trumps"
+    later = order[order.index(view.to_act) + 1 :]
+    return [view.to_act] + [s for s in later if has_molodka(hands[s], view.trump, trumps)]
