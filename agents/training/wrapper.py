@@ -6,12 +6,11 @@ opponent drawn each episode from an :class:`~agents.training.pool.OpponentPool`.
 step is one decision of the learner; the opponents' moves in between happen inside ``step``.
 
 Reward accounting (why not PettingZoo's interleaved all-seats wrapper: agents/training/README.md):
-after every env step the wrapper adds the learner's *own* reward (``env.rewards`` of its seat —
-for a team, the seats' common reward) to a pending sum, and pays the sum out at the learner's next
-decision
-or at the end of the episode. So the learner's return over an episode equals exactly its seat's
-total env reward, and no opponent outcome is ever credited to it. A reward that arrives before the
-learner's first decision is paid with its first step.
+after every env step the wrapper adds the learner's *own* reward (its seat's, what ``env.rewards``
+gives it — for a team, the seats' common reward) to a pending sum, and pays the sum out at the
+learner's next decision or at the end of the episode. So the learner's return over an episode
+equals exactly its seat's total env reward, and no opponent outcome is ever credited to it. A
+reward that arrives before the learner's first decision is paid with its first step.
 
 With ``team_with_copies`` (a lineup option, games without teams) the learner's reward is instead
 the mean of its own seat's and its copies' rewards, the seats the lineup gives to ``self``: the
@@ -23,6 +22,14 @@ Pig (a ParallelEnv, P2) goes through the same idea: each step the learner choose
 action, the opponents theirs, and the parallel step is taken; when the learner's seat leaves the
 game (end of the round, or eliminated in a full game, P5/P9) its episode ends.
 
+The episode is played by the one play loop (:class:`kiaule_env.core.play.GameLoop`) on the env's
+engine, after the env's own ``reset`` (so seeding and options are the env's): the loop stops
+whenever a learner seat must decide, the next ``step`` gives it that seat's action, and its
+``rewarded`` hook hands the wrapper every step's reward deltas. Opponents get the loop's lazy
+decisions, so an agent that reads only the observation costs no view or move texts. ``env``'s
+``game_state`` is the episode being played; its PettingZoo bookkeeping (``agent_selection``,
+``rewards``, ``infos``) stays as ``reset`` left it.
+
 ``reset(options=...)`` accepts ``{"seat": s, "env_options": {...}}``: fix the learner's seat for
 this episode and pass options (stacked decks, RULES §0) to the env's own ``reset``.
 """
@@ -33,17 +40,19 @@ import copy
 import hashlib
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, Decision
-from agents.random_agent import RandomAgent
 from agents.training.policy import NumpyPolicy
 from agents.training.pool import SELF, OpponentPool
 from kiaule_env import get_game, layout_of_env
 from kiaule_env.core.layout import ObservationLayout
+from kiaule_env.core.options import NotResetError
+from kiaule_env.core.play import GameLoop, suite_env
 
 #: the format of :meth:`LearnerEnv.get_state`'s data (1: JSON and arrays, replayed episode)
 ENV_STATE_FORMAT = 1
@@ -99,12 +108,14 @@ class LearnerEnv(gym.Env):
         self.reward_agents: tuple[str, ...] = ()
         self.opponents: dict[int, Agent] = {}
         self.opponent_names: dict[int, str] = {}
-        self._cheap: dict[int, bool] = {}
+        self._reward_seats: tuple[int, ...] = ()
         self._pending = 0.0
         self._current: str | None = None
+        self._seat = -1
         self._obs: np.ndarray = np.zeros(self.observation_space.shape, np.float32)
         self._mask: np.ndarray = np.zeros(self.action_space.n, bool)
-        self._parallel_obs: dict[str, Any] = {}
+        #: the episode being played (the one play loop on the env's engine)
+        self._loop: GameLoop | None = None
         #: the episode in progress as a checkpoint replays it (:meth:`get_state`)
         self._replay: dict[str, Any] | None = None
         self._replay_policies: dict[int, NumpyPolicy] = {}
@@ -251,14 +262,7 @@ class LearnerEnv(gym.Env):
         action = int(action)
         if self._replay is not None:
             self._replay["actions"].append(action)
-        if self.parallel:
-            done = self._parallel_step(action)
-        else:
-            t = time.perf_counter()
-            self.env.step(action)
-            self.timing["env"] += time.perf_counter() - t
-            self._collect()
-            done = self._advance()
+        done = self._advance({self._seat: action})
         reward, self._pending = self._pending, 0.0
         info: dict[str, Any] = {"learner_seats": self.learner_seats}
         terminated = truncated = False
@@ -300,7 +304,7 @@ class LearnerEnv(gym.Env):
             raise ValueError("a parallel env's learner plays exactly one seat")
         self.learner_seats = tuple(seats)
         self.learner_agents = tuple(self.possible_agents[s] for s in seats)
-        self.opponents, self.opponent_names, self._cheap = {}, {}, {}
+        self.opponents, self.opponent_names = {}, {}
         lineup = self.pool.draw_lineup(rng)
         for index, side in enumerate(self._sides_from(seat, self.learner_seats)):
             others = [s for s in side if s not in seats]
@@ -310,9 +314,6 @@ class LearnerEnv(gym.Env):
                 agent.reset()
                 self.opponents[s] = agent
                 self.opponent_names[s] = member
-                self._cheap[s] = bool(
-                    getattr(agent, "observation_only", False) or isinstance(agent, RandomAgent)
-                )
         copies = (
             [
                 self.possible_agents[s]
@@ -323,149 +324,76 @@ class LearnerEnv(gym.Env):
             else []
         )
         self.reward_agents = self.learner_agents + tuple(copies)
-        self._last_result = None
-        self._last_truncations = {}
+        self._reward_seats = tuple(self.seat_of[a] for a in self.reward_agents)
         env_seed = int(rng.integers(2**31))
         env_options = options.get("env_options")
         t = time.perf_counter()
-        if self.parallel:
-            self._parallel_obs, _ = self.env.reset(seed=env_seed, options=env_options)
-        else:
-            self.env.reset(seed=env_seed, options=env_options)
+        self.env.reset(seed=env_seed, options=env_options)
         self.timing["env"] += time.perf_counter() - t
+        players: list[Any] = [None] * self.num_players
+        for s, agent in self.opponents.items():
+            players[s] = _Timed(agent, self.timing)
+        raw = suite_env(self.env)
+        self._loop = GameLoop.on_env(raw, players, rewarded=self._rewarded)
 
-    # ------------------------------------------------------------------ AEC play
-    def _collect(self) -> None:
-        """Add the learner's reward of the last env step to the pending sum."""
-        self._pending += self._reward_of(self.env.rewards)
+    # ------------------------------------------------------------------ play
+    def _rewarded(self, deltas: Sequence[float]) -> None:
+        """Add the learner's reward of one step to the pending sum: its seat's; a team's shared
+        reward counted once (K1); with copies, the mean over its seat and theirs."""
+        seats = self._reward_seats
+        if len(seats) == 1:
+            self._pending += float(deltas[seats[0]])
+        else:
+            self._pending += sum(float(deltas[s]) for s in seats) / len(seats)
 
-    def _reward_of(self, rewards: dict[str, float]) -> float:
-        """The learner's reward in one step's ``rewards``: its seat's; a team's shared reward
-        counted once (K1); with copies, the mean over its seat and theirs."""
-        agents = self.reward_agents
-        if len(agents) == 1:
-            return rewards.get(agents[0], 0.0)
-        return sum(rewards.get(a, 0.0) for a in agents) / len(agents)
-
-    def _learner_done(self) -> bool:
-        env = self.env
-        return any(
-            env.terminations.get(a, True) or env.truncations.get(a, True)
-            for a in self.learner_agents
-        )
-
-    def _advance(self) -> bool:
-        """Play opponents until the learner must decide (False) or its episode ends (True)."""
-        if self.parallel:
-            return self._parallel_ready()
-        env = self.env
+    def _advance(self, given: dict[int, int] | None = None) -> bool:
+        """Take the learner's ``given`` action, then play opponents until the learner must
+        decide (False) or its episode ends (True); set its observation and mask."""
+        loop = self._loop
+        if loop is None:
+            raise NotResetError("step()")
         timing = self.timing
-        while True:
-            if self._learner_done():
-                self._obs = env.observe(self.learner_agents[0])["observation"]
-                self._mask = np.zeros(self.action_space.n, bool)
-                return True
-            agent = env.agent_selection
-            seat = self.seat_of[agent]
-            t = time.perf_counter()
-            if env.terminations[agent] or env.truncations[agent]:
-                env.step(None)
-                timing["env"] += time.perf_counter() - t
-                continue
-            observed = env.observe(agent)
-            if seat in self.learner_seats:
-                self._current = agent
-                self._obs = observed["observation"]
-                self._mask = observed["action_mask"].astype(bool)
-                timing["env"] += time.perf_counter() - t
-                return False
-            decision = self._decision(agent, seat, observed)
-            t2 = time.perf_counter()
-            action = int(self.opponents[seat].act(decision))
-            t3 = time.perf_counter()
-            env.step(action)
-            t4 = time.perf_counter()
-            timing["env"] += (t2 - t) + (t4 - t3)
-            timing["opponents"] += t3 - t2
-            self._collect()
-
-    def _decision(self, agent: str, seat: int, observed: dict[str, np.ndarray]) -> Decision:
-        if self._cheap[seat]:
-            return Decision(agent, observed["observation"], observed["action_mask"], None, {})
-        env = self.env
-        return Decision(
-            agent,
-            observed["observation"],
-            observed["action_mask"],
-            env.view(agent),
-            env.legal_moves(agent),
-            env.unwrapped.engine,
-        )
-
-    def _truncated(self) -> bool:
-        if self.parallel:
-            return bool(self._last_truncations.get(self.learner_agents[0], False))
-        return any(self.env.truncations.get(a, False) for a in self.learner_agents)
-
-    def _result(self) -> dict[str, Any] | None:
-        if self.parallel:
-            return self._last_result
-        return self.env.infos.get(self.learner_agents[0], {}).get("result")
-
-    # ------------------------------------------------------------------ parallel play (Pig)
-    _last_truncations: dict[str, bool] = {}  # noqa: RUF012 - replaced per instance on step
-    _last_result: dict[str, Any] | None = None
-
-    def _parallel_ready(self) -> bool:
-        learner = self.learner_agents[0]
-        if learner not in self.env.agents:
+        start, in_opponents = time.perf_counter(), timing["opponents"]
+        seats = loop.run(self.learner_seats, given)
+        timing["env"] += time.perf_counter() - start - (timing["opponents"] - in_opponents)
+        engine, state = loop.engine, loop.state
+        seat = next((s for s in seats if s in self.learner_seats), -1)
+        if seat < 0:
+            self._obs = engine.observe(state, self.learner_seats[0])
             self._mask = np.zeros(self.action_space.n, bool)
             return True
-        observed = self._parallel_obs[learner]
-        self._obs = observed["observation"]
-        self._mask = observed["action_mask"].astype(bool)
+        self._seat, self._current = seat, self.possible_agents[seat]
+        self._obs = engine.observe(state, seat)
+        mask = np.zeros(self.action_space.n, bool)
+        mask[list(engine.legal_actions(state, seat))] = True
+        self._mask = mask
         return False
 
-    def _parallel_step(self, action: int) -> bool:
-        env = self.env
-        learner = self.learner_agents[0]
-        actions = {learner: action}
-        t = time.perf_counter()
-        for agent in env.agents:
-            if agent == learner:
-                continue
-            seat = self.seat_of[agent]
-            observed = self._parallel_obs[agent]
-            if self._cheap[seat]:
-                decision = Decision(
-                    agent, observed["observation"], observed["action_mask"], None, {}
-                )
-            else:
-                decision = Decision(
-                    agent,
-                    observed["observation"],
-                    observed["action_mask"],
-                    env.view(agent),
-                    env.legal_moves(agent),
-                    env.unwrapped.engine,
-                )
-            actions[agent] = int(self.opponents[seat].act(decision))
-        t2 = time.perf_counter()
-        observations, rewards, terminations, truncations, infos = env.step(actions)
-        self.timing["env"] += time.perf_counter() - t2
-        self.timing["opponents"] += t2 - t
-        self._pending += self._reward_of(rewards)
-        self._parallel_obs = observations
-        self._last_truncations = truncations
-        for info in infos.values():
-            if "result" in info:
-                self._last_result = info["result"]
-        if terminations.get(learner, False) or truncations.get(learner, False):
-            if learner in observations:
-                self._obs = observations[learner]["observation"]
-            self._mask = np.zeros(self.action_space.n, bool)
-            return True
-        return self._parallel_ready()
+    def _truncated(self) -> bool:
+        return self._loop is not None and self._loop.truncated
+
+    def _result(self) -> dict[str, Any] | None:
+        """The outcome once the game is over (not when truncated, nor when only the learner's
+        seat has left it)."""
+        loop = self._loop
+        if loop is None or loop.seats or loop.truncated:
+            return None
+        return loop.engine.result(loop.state)
+
+
+class _Timed:
+    """An opponent whose time in ``act`` is added to the wrapper's ``timing["opponents"]``."""
+
+    __slots__ = ("agent", "timing")
+
+    def __init__(self, agent: Agent, timing: dict[str, float]):
+        self.agent, self.timing = agent, timing
+
+    def act(self, decision: Decision) -> int:
+        start = time.perf_counter()
+        action = self.agent.act(decision)
+        self.timing["opponents"] += time.perf_counter() - start
+        return action
 
 
 def _policies_from(arrays: dict[str, np.ndarray]) -> dict[int, NumpyPolicy]:

@@ -121,6 +121,10 @@ def test_observation_and_mask_are_the_learners_own():
     env = LearnerEnv("kiauliaganys", {"num_players": 4})
     obs, _info = env.reset(seed=0, options={"seat": 2})
     raw = env.env
+    engine, state = raw.engine, raw.game_state  # the episode the wrapper's play loop plays
+    assert engine.to_act(state) == (2,)
+    np.testing.assert_array_equal(obs, engine.observe(state, 2))
+    raw.load_state(state)  # the env's own bookkeeping brought to that state shows the same
     assert raw.agent_selection == "player_2"
     np.testing.assert_array_equal(obs, raw.observe("player_2")["observation"])
     np.testing.assert_array_equal(env.action_masks(), raw.observe("player_2")["action_mask"] == 1)
