@@ -9,7 +9,7 @@ import pytest
 
 from agents import make
 from agents.random_agent import RandomAgent
-from kiaule_env.core.play import play_episode
+from kiaule_env.core.play import GameLoop, LazyDecision, play_episode, suite_env
 from kiaule_env.core.records import GameRecord, ReplayMismatch, play_recorded, replay
 from tests.conformance.conftest import variants
 
@@ -55,6 +55,48 @@ def test_a_seed_fixes_the_game_and_other_seeds_differ(game, options):
 
     assert game_of(3) == game_of(3)
     assert len({game_of(seed) for seed in range(6)}) > 1
+
+
+@variants()
+def test_a_seat_played_from_outside_the_loop_plays_the_same_game(game, options):
+    """The training wrapper's way through the loop: ``run(stop={0})`` returns whenever seat 0
+    must decide and the next ``run`` takes its action as ``given``. Choosing as its agent would,
+    the game is exactly :func:`play_episode`'s; ``rewarded`` sees every step's deltas that are
+    not all zero, which add up to the rewards. In a simultaneous game ``run`` also returns once
+    seat 0 has left; the rest is played without it."""
+    seed = 4
+    env = game.native_env(**options)
+    inside = play_episode(env, _lineup(game, env, seed), seed, record=True)
+    players = _lineup(game, env, seed)
+    outside, players[0] = players[0], None
+    env.reset(seed=seed)
+    for player in [outside, *players[1:]]:
+        player.reset()
+    deltas = []
+    loop = GameLoop.on_env(suite_env(env), players, record=True, rewarded=deltas.append)
+    engine, state = loop.engine, loop.state
+    seats, decisions = loop.run({0}), 0
+    while seats:
+        if 0 not in seats:
+            assert engine.simultaneous  # seat 0 has left the game
+            seats = loop.run()
+            continue
+        decision = LazyDecision(engine, state, 0, engine.legal_actions(state, 0))
+        seats, decisions = loop.run({0}, {0: outside.act(decision)}), decisions + 1
+    episode = loop.episode()
+    assert decisions == sum(1 for agent, _, _ in inside.moves if agent == "player_0") > 0
+    assert (episode.moves, episode.result, episode.steps) == (
+        inside.moves,
+        inside.result,
+        inside.steps,
+    )
+    assert episode.rewards == inside.rewards
+    assert all(any(step) for step in deltas)
+    totals = [0.0] * len(episode.rewards)
+    for step in deltas:
+        for seat, delta in enumerate(step):
+            totals[seat] += delta
+    assert totals == episode.rewards
 
 
 class _Invariants:

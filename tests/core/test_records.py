@@ -11,7 +11,7 @@ import pytest
 from agents import make
 from kiaule_env import pig_v0
 from kiaule_env.core.play import play_episode
-from kiaule_env.core.records import GameRecord
+from kiaule_env.core.records import GameRecord, ReplayMismatch, replay_episode, replay_moves
 
 BASE = {"env_id": "kiaule/pig-v0", "env_kwargs": {}, "seed": 1, "options": {}}
 
@@ -56,3 +56,22 @@ def test_the_play_loop_records_the_probabilities_of_agents_that_give_them(api):
     assert play_episode(env, players, seed=3, api=api).policies is None
     randoms = [make("pig/random", seed=s) for s in range(4)]
     assert play_episode(env, randoms, seed=3, record=True, api=api).policies is None
+
+
+def test_replay_moves_checks_the_moves_not_the_result_and_names_the_move_at_fault():
+    players = [make("pig/heuristic", seed=s) for s in range(4)]
+    episode = play_episode(pig_v0.raw_env(), players, seed=3, record=True)
+    record = GameRecord.from_dict({**BASE, "seed": 3, "moves": episode.moves})
+    record.result = {"pig": "nobody"}  # not what the game gave
+    for api in (False, True):
+        replayed = replay_moves(pig_v0.raw_env(), record, api=api)
+        assert (replayed.result, replayed.rewards) == (episode.result, episode.rewards)
+    with pytest.raises(ReplayMismatch, match="result differs") as err:
+        replay_episode(pig_v0.raw_env, record)
+    assert err.value.move is None
+    agent, action, _ = record.moves[2]
+    record.moves[2] = [agent, action, "pass X"]
+    with pytest.raises(ReplayMismatch) as err:
+        replay_moves(pig_v0.raw_env(), record, api=True)
+    assert err.value.move == 2 and str(err.value) == f"move 2: {err.value.problem}"
+    assert err.value.problem.startswith(f"recorded {action} = 'pass X', env has ")

@@ -256,6 +256,22 @@ def test_a_record_that_does_not_replay_is_refused(records, tmp_path):
         viewer_html(bad)
 
 
+def test_recorded_probabilities_of_an_illegal_action_are_refused_naming_the_move():
+    from agents import make
+    from experiments.viewer import build_replay
+    from kiaule_env import pig_v0
+    from kiaule_env.core.play import play_episode
+
+    players = [make("pig/heuristic", seed=s) for s in range(4)]
+    episode = play_episode(pig_v0.raw_env(), players, seed=2, record=True)
+    record = GameRecord("kiaule/pig-v0", {}, 2, {}, episode.moves, episode.result)
+    record.policies = [None] * len(record.moves)
+    assert build_replay(record)["policies"] is None
+    record.policies[1] = {"999": 1.0}
+    with pytest.raises(ValueError, match=r"game 0 does not replay at move 1: .* action 999, not"):
+        build_replay(record)
+
+
 def test_cli_writes_the_page(records, tmp_path, capsys):
     out = tmp_path / "sub" / "g.html"
     assert cli_main(["view", str(records["pig"]), "--game", "3", "--out", str(out)]) == 0
