@@ -6,19 +6,20 @@ import numpy as np
 import pytest
 
 from kiaule_env import kiauliaganys_v0
+from kiaule_env.cards import parse_card
 from kiaule_env.kiauliaganys import rules, sampling
 from tests.kiauliaganys.helpers import stacked
 
 
 def test_clone_is_independent_and_complete():
     config = rules.Config(num_players=3)
-    deck = [rules.parse_card(t) for t in stacked("7H 2C 9H 5S")]
+    deck = [parse_card(t) for t in stacked("7H 2C 9H 5S")]
     state = rules.new_deal(config, np.random.default_rng(0), deck)
     rules.apply(state, rules.parse_move("search"))
     copy = rules.clone(state)
     assert copy == state and copy.hands is not state.hands
     rules.apply(copy, rules.parse_move("drag 2C"))
-    assert state.phase == rules.DRAG and state.hands[0] == [rules.parse_card("2C")]
+    assert state.phase == rules.DRAG and state.hands[0] == [parse_card("2C")]
     assert copy.to_act == 1 and state.to_act == 0
     assert rules.view(copy, 0) != rules.view(state, 0)
 
