@@ -29,6 +29,20 @@ def test_the_registry_has_random_heuristic_and_search_agents():
     assert GAME.agents_provider == "tests.fixture_game.agents"  # named by the descriptor
 
 
+def test_the_viewer_shows_it_with_the_generic_display():
+    """No ``experiments/viewer/displays/highcard.py``: the generic display, every view field as
+    it is (``tests/viewer`` replays its games against the page)."""
+    from experiments.viewer.games import display_for, generic_display
+
+    shown, generic = display_for(GAME.env_id), generic_display("highcard")
+    assert (shown.title, shown.unit_name, shown.card_fields, shown.extras) == (
+        generic.title,
+        generic.unit_name,
+        generic.card_fields,
+        generic.extras,
+    )
+
+
 def test_the_heuristic_beats_random_agents():
     """Seat-alternated games on seeded deals: it takes more than it gives."""
     env = GAME.raw_env()
