@@ -103,101 +103,109 @@ def resolve_rllib_config(source: str | Path | dict[str, Any], overrides: dict[st
 # ------------------------------------------------------------------------------ the env
 
 
+class _MultiAgentGame:
+    """A kiaule game as an RLlib ``MultiAgentEnv``: the seats that must act get
+    ``{"observations", "action_mask"}`` (RLlib's masking layout, from our
+    ``observation``/``action_mask``), everyone's rewards are passed on as they come.
+
+    The body of :func:`_multi_agent_env_class`'s class, which adds RLlib's ``MultiAgentEnv`` as
+    the next base (Ray is imported only when RLlib training runs)."""
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__()
+        from kiaule_env import GAMES
+
+        config = dict(config or {})
+        self.game = GAMES[config["game"]]
+        self.env = self.game.native_env(**dict(config.get("env_kwargs", {})))
+        self.parallel = self.game.parallel
+        self.agents = self.possible_agents = list(self.env.possible_agents)
+        from gymnasium import spaces
+
+        first = self.possible_agents[0]
+        raw = self.env.observation_space(first)
+        n = self.env.action_space(first).n
+        space = spaces.Dict(
+            {
+                "observations": raw["observation"],
+                "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self.env.action_space(first))
+        self.illegal_moves = 0
+        self._masks: dict[str, np.ndarray] = {}
+
+    def _obs(self, agent: str, raw: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        self._masks[agent] = raw["action_mask"]
+        return {
+            "observations": raw["observation"].astype(np.float32, copy=False),
+            "action_mask": raw["action_mask"].astype(np.float32),
+        }
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.illegal_moves = 0
+        self._masks = {}
+        if self.parallel:
+            obs, _ = self.env.reset(seed=seed, options=options)
+            out = {a: self._obs(a, o) for a, o in obs.items() if o["action_mask"].any()}
+            return out, {a: {} for a in out}
+        self.env.reset(seed=seed, options=options)
+        agent = self.env.agent_selection
+        return {agent: self._obs(agent, self.env.observe(agent))}, {agent: {}}
+
+    def _legal(self, agent: str, action: Any) -> int:
+        """``action`` if the mask allows it, else count it and take the lowest legal move."""
+        mask = self._masks[agent]
+        action = int(action)
+        if 0 <= action < len(mask) and mask[action]:
+            return action
+        self.illegal_moves += 1
+        return int(np.flatnonzero(mask)[0])
+
+    def step(self, action_dict: dict[str, Any]):
+        if self.parallel:
+            return self._step_parallel(action_dict)
+        agent = self.env.agent_selection
+        self.env.step(self._legal(agent, action_dict[agent]))
+        # every seat gets its (possibly zero) reward: RLlib wants one for each acting agent
+        rewards = {a: float(self.env.rewards.get(a, 0.0)) for a in self.agents}
+        done = all(self.env.terminations[a] or self.env.truncations[a] for a in self.agents)
+        if done:
+            obs = {a: self._obs(a, self.env.observe(a)) for a in self.agents}
+            rewards = {a: float(self.env.rewards.get(a, 0.0)) for a in self.agents}
+            flags = {**dict.fromkeys(self.agents, True), "__all__": True}
+            return obs, rewards, flags, {"__all__": False}, {}
+        nxt = self.env.agent_selection
+        obs = {nxt: self._obs(nxt, self.env.observe(nxt))}
+        return obs, rewards, {"__all__": False}, {"__all__": False}, {}
+
+    def _step_parallel(self, action_dict: dict[str, Any]):
+        actions = {a: self._legal(a, act) for a, act in action_dict.items()}
+        live = list(self.env.agents)
+        for a in live:  # seats with no decision this step pass 0 (their mask is empty)
+            actions.setdefault(a, 0)
+        obs, rew, term, trunc, _ = self.env.step(actions)
+        done = not self.env.agents
+        rewards = {a: float(r) for a, r in rew.items()}
+        if done:
+            out = {a: self._obs(a, o) for a, o in obs.items()}
+            flags = {**dict.fromkeys(out, True), "__all__": True}
+            return out, rewards, flags, {"__all__": False}, {}
+        out = {a: self._obs(a, o) for a, o in obs.items() if o["action_mask"].any()}
+        gone = {a: True for a in live if term.get(a) or trunc.get(a)}
+        for a in gone:
+            out.setdefault(a, self._obs(a, obs[a]) if a in obs else None)
+        out = {a: o for a, o in out.items() if o is not None}
+        return out, rewards, {**gone, "__all__": False}, {"__all__": False}, {}
+
+
 def _multi_agent_env_class() -> type:
+    """:class:`_MultiAgentGame` as an RLlib ``MultiAgentEnv`` class."""
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-    class KiauleMultiAgentEnv(MultiAgentEnv):
-        """A kiaule game as an RLlib ``MultiAgentEnv``: the seats that must act get
-        ``{"observations", "action_mask"}`` (RLlib's masking layout, from our
-        ``observation``/``action_mask``), everyone's rewards are passed on as they come."""
-
-        def __init__(self, config: dict[str, Any] | None = None):
-            super().__init__()
-            from kiaule_env import GAMES
-
-            config = dict(config or {})
-            self.game = GAMES[config["game"]]
-            self.env = self.game.native_env(**dict(config.get("env_kwargs", {})))
-            self.parallel = self.game.parallel
-            self.agents = self.possible_agents = list(self.env.possible_agents)
-            from gymnasium import spaces
-
-            first = self.possible_agents[0]
-            raw = self.env.observation_space(first)
-            n = self.env.action_space(first).n
-            space = spaces.Dict(
-                {
-                    "observations": raw["observation"],
-                    "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
-                }
-            )
-            self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-            self.action_spaces = dict.fromkeys(self.possible_agents, self.env.action_space(first))
-            self.illegal_moves = 0
-            self._masks: dict[str, np.ndarray] = {}
-
-        def _obs(self, agent: str, raw: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-            self._masks[agent] = raw["action_mask"]
-            return {
-                "observations": raw["observation"].astype(np.float32, copy=False),
-                "action_mask": raw["action_mask"].astype(np.float32),
-            }
-
-        def reset(self, *, seed: int | None = None, options: dict | None = None):
-            self.illegal_moves = 0
-            self._masks = {}
-            if self.parallel:
-                obs, _ = self.env.reset(seed=seed, options=options)
-                out = {a: self._obs(a, o) for a, o in obs.items() if o["action_mask"].any()}
-                return out, {a: {} for a in out}
-            self.env.reset(seed=seed, options=options)
-            agent = self.env.agent_selection
-            return {agent: self._obs(agent, self.env.observe(agent))}, {agent: {}}
-
-        def _legal(self, agent: str, action: Any) -> int:
-            """``action`` if the mask allows it, else count it and take the lowest legal move."""
-            mask = self._masks[agent]
-            action = int(action)
-            if 0 <= action < len(mask) and mask[action]:
-                return action
-            self.illegal_moves += 1
-            return int(np.flatnonzero(mask)[0])
-
-        def step(self, action_dict: dict[str, Any]):
-            if self.parallel:
-                return self._step_parallel(action_dict)
-            agent = self.env.agent_selection
-            self.env.step(self._legal(agent, action_dict[agent]))
-            # every seat gets its (possibly zero) reward: RLlib wants one for each acting agent
-            rewards = {a: float(self.env.rewards.get(a, 0.0)) for a in self.agents}
-            done = all(self.env.terminations[a] or self.env.truncations[a] for a in self.agents)
-            if done:
-                obs = {a: self._obs(a, self.env.observe(a)) for a in self.agents}
-                rewards = {a: float(self.env.rewards.get(a, 0.0)) for a in self.agents}
-                flags = {**dict.fromkeys(self.agents, True), "__all__": True}
-                return obs, rewards, flags, {"__all__": False}, {}
-            nxt = self.env.agent_selection
-            obs = {nxt: self._obs(nxt, self.env.observe(nxt))}
-            return obs, rewards, {"__all__": False}, {"__all__": False}, {}
-
-        def _step_parallel(self, action_dict: dict[str, Any]):
-            actions = {a: self._legal(a, act) for a, act in action_dict.items()}
-            live = list(self.env.agents)
-            for a in live:  # seats with no decision this step pass 0 (their mask is empty)
-                actions.setdefault(a, 0)
-            obs, rew, term, trunc, _ = self.env.step(actions)
-            done = not self.env.agents
-            rewards = {a: float(r) for a, r in rew.items()}
-            if done:
-                out = {a: self._obs(a, o) for a, o in obs.items()}
-                flags = {**dict.fromkeys(out, True), "__all__": True}
-                return out, rewards, flags, {"__all__": False}, {}
-            out = {a: self._obs(a, o) for a, o in obs.items() if o["action_mask"].any()}
-            gone = {a: True for a in live if term.get(a) or trunc.get(a)}
-            for a in gone:
-                out.setdefault(a, self._obs(a, obs[a]) if a in obs else None)
-            out = {a: o for a, o in out.items() if o is not None}
-            return out, rewards, {**gone, "__all__": False}, {"__all__": False}, {}
+    class KiauleMultiAgentEnv(_MultiAgentGame, MultiAgentEnv):
+        """A kiaule game as an RLlib ``MultiAgentEnv`` (see :class:`_MultiAgentGame`)."""
 
     return KiauleMultiAgentEnv
 
