@@ -184,6 +184,42 @@ def check_backend_arguments(parser: Parser, args: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    env_kwargs, compositions = _checked_arguments(parser, args)
+    try:
+        config = TournamentConfig(
+            game=args.game,
+            agents=_agent_names(args.game, args.agents, env_kwargs),
+            games=args.games,
+            seed=args.seed,
+            env_kwargs=env_kwargs,
+            mixed_partners=args.mixed_partners,
+            team_compositions=compositions,
+            records=not args.no_records,
+        )
+        result = run_tournament(
+            config,
+            workers=args.workers,
+            out=args.out,
+            progress=not args.no_progress,
+            plots=not args.no_plots,
+            backend=args.backend,
+            address=args.address,
+            force=args.force,
+        )
+    except KeyboardInterrupt:
+        where = f" rerun the same command to resume from {args.out}" if args.out else ""
+        print(f"\ninterrupted;{where}", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, BackendUnavailable) as exc:
+        fail("kiaule tournament", str(exc))
+    _print_result(args, result)
+    return 0
+
+
+def _parser() -> Parser:
+    """``kiaule tournament``'s command line."""
     parser = Parser(
         prog="kiaule tournament",
         description="Duplicate-deal tournament between registered agents, with paired 95% CIs, "
@@ -243,7 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-records", action="store_true", help="do not store game records")
     parser.add_argument("--no-plots", action="store_true", help="no plot images")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _checked_arguments(parser: Parser, args: Any) -> tuple[dict[str, Any], list[list[str]] | None]:
+    """The env keywords and team compositions of the command line (``--teams`` also sets
+    ``args.agents``); a bad one ends the command through ``parser.error``."""
     check_backend_arguments(parser, args)
     try:
         env_kwargs = _parse_env_kwargs(args.env)
@@ -269,33 +310,11 @@ def main(argv: list[str] | None = None) -> int:
             check_output_dir(args.out)
         except ValueError as exc:
             parser.error(str(exc))
-    try:
-        config = TournamentConfig(
-            game=args.game,
-            agents=_agent_names(args.game, args.agents, env_kwargs),
-            games=args.games,
-            seed=args.seed,
-            env_kwargs=env_kwargs,
-            mixed_partners=args.mixed_partners,
-            team_compositions=compositions,
-            records=not args.no_records,
-        )
-        result = run_tournament(
-            config,
-            workers=args.workers,
-            out=args.out,
-            progress=not args.no_progress,
-            plots=not args.no_plots,
-            backend=args.backend,
-            address=args.address,
-            force=args.force,
-        )
-    except KeyboardInterrupt:
-        where = f" rerun the same command to resume from {args.out}" if args.out else ""
-        print(f"\ninterrupted;{where}", file=sys.stderr)
-        return 130
-    except (ValueError, TypeError, OSError, BackendUnavailable) as exc:
-        fail("kiaule tournament", str(exc))
+    return env_kwargs, compositions
+
+
+def _print_result(args: Any, result: TournamentResult) -> None:
+    """The leaderboard, how many games were played how fast, where the files are, warnings."""
     outcome = result.outcome
     if args.workers is not None and outcome.workers < args.workers and outcome.played:
         print(
@@ -316,4 +335,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"results: {args.out}/summary.json (and {', '.join(extras)})")
     for warning in result.summary["warnings"]:  # repeated last, where it cannot scroll away
         print(warning)
-    return 0

@@ -21,7 +21,7 @@ from typing import Any
 
 from experiments import metrics as metrics_pkg
 from experiments.outdir import naming_errors, write_atomic
-from experiments.stats import GameStats, Side, agent_summaries, head_to_head
+from experiments.stats import AgentSummary, GameStats, Side, agent_summaries, head_to_head
 from experiments.tournament import teamplay
 from experiments.tournament.ranking import ranked
 from experiments.tournament.runner import RunOutcome
@@ -59,21 +59,65 @@ def _r(x: float | None, digits: int = 6) -> float | None:
 
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """The content of ``summary.json``."""
-    config, spec, schedule = outcome.config, outcome.spec, outcome.schedule
+    config, spec = outcome.config, outcome.spec
     compositions = config.team_compositions
-    games = outcome.games
+    games, agents = _seat_agents(outcome)
+    stats = [game_stats(g, spec.teams) for g in games]
+    per_agent = agent_summaries(stats, agents)
+    h2h = head_to_head(stats, agents)
+    metric_defs, metric_values = _metric_values(spec.metrics, games)
+    seat_means = _seat_means(outcome.games, len(outcome.schedule.lineups[0]))
+    endings = endings_summary(outcome)
+    body: dict[str, Any] = {
+        "game": config.game,
+        "env_id": spec.env_id,
+        "settings": _settings(outcome),
+        "games": len(outcome.games),
+        "complete": outcome.complete,
+        "seat_mean_reward": [_r(x) for x in seat_means],
+        "agents": {},
+        "head_to_head": {},
+        "metrics": [{"name": d.name, "description": d.description} for d in metric_defs],
+        "endings": endings,
+        "warnings": ending_warnings(endings),
+    }
+    if spec.teams is not None and (compositions is not None or config.mixed_partners):
+        body["team_play"] = teamplay.team_play_summary(
+            outcome.games, spec.teams, compositions, config.agents, metric_defs
+        )
+    for a in agents:
+        body["agents"][a] = _agent_entry(per_agent[a], metric_values.get(a, {}))
+    for (a, b), h in h2h.items():
+        body["head_to_head"].setdefault(a, {})[b] = {
+            "games": h.games,
+            "score": _r(h.score.mean),
+            "score_ci95": [_r(h.score.lo), _r(h.score.hi)],
+            "reward_diff": _r(h.reward_diff.mean),
+            "reward_diff_ci95": [_r(h.reward_diff.lo), _r(h.reward_diff.hi)],
+        }
+    return body
+
+
+def _seat_agents(outcome: RunOutcome) -> tuple[list[dict[str, Any]], list[str]]:
+    """The games with their seats named as the summary ranks them, and those names: the agents,
+    or in the team-play study the team compositions."""
+    config, spec = outcome.config, outcome.spec
+    compositions = config.team_compositions
     if compositions is not None and spec.teams is not None:
         # the team-play study: an agent may sit on both sides, so the summary's "agents" are the
         # team compositions (each seat named after its team), and "team_play" has the details
         table = teamplay.Compositions(compositions)
-        games = [{**g, "seats": table.seat_labels(g["seats"], spec.teams)} for g in games]
-        agents = list(table.labels)
-    else:
-        agents = list(config.agents)
-    stats = [game_stats(g, spec.teams) for g in games]
-    per_agent = agent_summaries(stats, agents)
-    h2h = head_to_head(stats, agents)
-    module = metrics_pkg.load(spec.metrics)
+        games = [{**g, "seats": table.seat_labels(g["seats"], spec.teams)} for g in outcome.games]
+        return games, list(table.labels)
+    return outcome.games, list(config.agents)
+
+
+def _metric_values(
+    metrics: str | None, games: list[dict[str, Any]]
+) -> tuple[list[Any], dict[str, dict[str, float | None]]]:
+    """The game's research metrics (its metrics module's ``METRICS``) and each seat name's
+    aggregated values over ``games``."""
+    module = metrics_pkg.load(metrics)
     metric_defs = list(module.METRICS) if module is not None else []
     metric_values: dict[str, dict[str, float | None]] = {}
     if metric_defs:
@@ -84,66 +128,48 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
             for seat_agent, counts in zip(g["seats"], g["metrics"], strict=True)
         )
         metric_values = metrics_pkg.aggregate(metric_defs, pairs)
-    seat_means = _seat_means(outcome.games, len(schedule.lineups[0]))
-    endings = endings_summary(outcome)
-    body: dict[str, Any] = {
-        "game": config.game,
-        "env_id": spec.env_id,
-        "settings": {
-            "agents": list(config.agents),
-            "env_kwargs": config.env_kwargs,
-            "seed": config.seed,
-            "games_requested": config.games,
-            "mixed_partners": config.mixed_partners,
-            "deals": schedule.deals,
-            "games_per_deal": schedule.games_per_deal,
-            "lineups": [list(lu) for lu in schedule.lineups],
-            "seat_rotations": [list(r) for r in schedule.rotations],
-            "teams": [list(t) for t in spec.teams] if spec.teams else None,
-            "confidence": 0.95,
-            "interval": "Student t over per-deal means (duplicate deals, paired); win rates and "
-            "head-to-head scores: Korn-Graubard Clopper-Pearson at the paired effective size",
-            "rating": "OpenSkill Plackett-Luce (openskill library), games in canonical order",
-        },
-        "games": len(outcome.games),
-        "complete": outcome.complete,
-        "seat_mean_reward": [_r(x) for x in seat_means],
-        "agents": {},
-        "head_to_head": {},
-        "metrics": [{"name": d.name, "description": d.description} for d in metric_defs],
-        "endings": endings,
-        "warnings": ending_warnings(endings),
+    return metric_defs, metric_values
+
+
+def _settings(outcome: RunOutcome) -> dict[str, Any]:
+    """The summary's ``settings``: what was asked for, the schedule and the statistics used."""
+    config, spec, schedule = outcome.config, outcome.spec, outcome.schedule
+    settings: dict[str, Any] = {
+        "agents": list(config.agents),
+        "env_kwargs": config.env_kwargs,
+        "seed": config.seed,
+        "games_requested": config.games,
+        "mixed_partners": config.mixed_partners,
+        "deals": schedule.deals,
+        "games_per_deal": schedule.games_per_deal,
+        "lineups": [list(lu) for lu in schedule.lineups],
+        "seat_rotations": [list(r) for r in schedule.rotations],
+        "teams": [list(t) for t in spec.teams] if spec.teams else None,
+        "confidence": 0.95,
+        "interval": "Student t over per-deal means (duplicate deals, paired); win rates and "
+        "head-to-head scores: Korn-Graubard Clopper-Pearson at the paired effective size",
+        "rating": "OpenSkill Plackett-Luce (openskill library), games in canonical order",
     }
-    if compositions is not None:
-        body["settings"]["team_compositions"] = [list(t) for t in compositions]
-    if spec.teams is not None and (compositions is not None or config.mixed_partners):
-        body["team_play"] = teamplay.team_play_summary(
-            outcome.games, spec.teams, compositions, config.agents, metric_defs
-        )
-    for a in agents:
-        s = per_agent[a]
-        body["agents"][a] = {
-            "games": s.games,
-            "mean_reward": _r(s.reward.mean),
-            "ci95": [_r(s.reward.lo), _r(s.reward.hi)],
-            "win_rate": _r(s.win_rate.mean),
-            "win_rate_ci95": [_r(s.win_rate.lo), _r(s.win_rate.hi)],
-            "rating": {
-                "mu": _r(s.rating_mu),
-                "sigma": _r(s.rating_sigma),
-                "ordinal": _r(s.rating_ordinal),
-            },
-            "metrics": {k: _r(v) for k, v in metric_values.get(a, {}).items()},
-        }
-    for (a, b), h in h2h.items():
-        body["head_to_head"].setdefault(a, {})[b] = {
-            "games": h.games,
-            "score": _r(h.score.mean),
-            "score_ci95": [_r(h.score.lo), _r(h.score.hi)],
-            "reward_diff": _r(h.reward_diff.mean),
-            "reward_diff_ci95": [_r(h.reward_diff.lo), _r(h.reward_diff.hi)],
-        }
-    return body
+    if config.team_compositions is not None:
+        settings["team_compositions"] = [list(t) for t in config.team_compositions]
+    return settings
+
+
+def _agent_entry(s: AgentSummary, metrics: dict[str, float | None]) -> dict[str, Any]:
+    """One agent's (or team's) entry of the summary: reward, win rate, rating, metrics."""
+    return {
+        "games": s.games,
+        "mean_reward": _r(s.reward.mean),
+        "ci95": [_r(s.reward.lo), _r(s.reward.hi)],
+        "win_rate": _r(s.win_rate.mean),
+        "win_rate_ci95": [_r(s.win_rate.lo), _r(s.win_rate.hi)],
+        "rating": {
+            "mu": _r(s.rating_mu),
+            "sigma": _r(s.rating_sigma),
+            "ordinal": _r(s.rating_ordinal),
+        },
+        "metrics": {k: _r(v) for k, v in metrics.items()},
+    }
 
 
 def ending_kind(ending: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from experiments import benchmark
+from experiments import benchmark, benchmark_report
 from kiaule_env import GAMES
 from tests.experiments import toy  # noqa: F401  (registers the toy games and agents)
 
@@ -66,7 +66,7 @@ def test_kozel_speed_run_counts_games_and_cpu_time():
     assert speed.cpu_bound_games_per_s > 0
     # the same tournament with records (the default) is measured too, and both are reported
     assert speed.records_seconds > 0 and speed.records_cpu_seconds > 0
-    section = "\n".join(benchmark.speed_section(speed))
+    section = "\n".join(benchmark_report.speed_section(speed))
     assert f"**{speed.games_per_s:,.0f} games/s**" in section
     assert f"**{speed.records_games_per_s:,.0f} games/s**" in section
     assert "no records" in section and "with records" in section

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments import benchmark
+from experiments import benchmark, benchmark_report
 from tests.experiments import toy  # noqa: F401  (registers the toy games and agents)
 
 
@@ -39,10 +39,10 @@ def test_comparison_with_published_summaries(tmp_path):
     first = next(iter(mine["agents"]))
     mine["agents"][first]["mean_reward"] += 0.5
     report = benchmark.GameReport(benchmark.SUITE[2], list(mine["agents"]), {}, mine, 1.0, 1.0)
-    lines = "\n".join(benchmark.comparison_section([report], tmp_path))
+    lines = "\n".join(benchmark_report.comparison_section([report], tmp_path))
     assert f"pig: games 40 (published {summary['games']})" in lines
     assert "+0.500" in lines
-    same = "\n".join(benchmark.comparison_section([report], benchmark.PUBLISHED))
+    same = "\n".join(benchmark_report.comparison_section([report], benchmark.PUBLISHED))
     assert "These are the published results" in same
 
 
@@ -77,7 +77,8 @@ def test_the_published_folder_is_its_own_output_for_any_settings(tmp_path, monke
     assert marker is not None and marker["command"] == benchmark.OWNER
     published = tmp_path / "experiments" / "results" / "benchmark"
     shutil.copytree(benchmark.PUBLISHED, published)
-    monkeypatch.setattr(benchmark, "PUBLISHED", published)
+    for module in (benchmark, benchmark_report):  # the command and its report
+        monkeypatch.setattr(module, "PUBLISHED", published)
     monkeypatch.setattr(benchmark, "SUITE", (benchmark.SuiteEntry("toy", 12, {}, "a toy game"),))
     args = ["--out", str(published), "--work", str(tmp_path / "work"), "--no-speed"]
     args += ["--no-progress", "--no-plots", "--workers", "1", "--scale", "0.5", "--seed", "4"]

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from experiments import benchmark
+from experiments import benchmark, benchmark_report
 from experiments.stats import mean_ci
 from experiments.tournament import TournamentConfig, main, run_tournament
 from experiments.tournament.schedule import distinct_rotations, make_lineups, make_schedule
@@ -219,7 +219,7 @@ def test_tiny_study_splits_the_metrics_by_partner_and_opponents(toy_study):
 def test_report_section_renders_the_figures_of_the_summary(toy_study):
     summary = json.loads(json.dumps(toy_study.summary))
     entry = benchmark.SuiteEntry("toyteam", 60, dict(TOY_ENV), "toy study", teams=(("a", "b"),))
-    text = "\n".join(benchmark.team_play_section(entry, summary))
+    text = "\n".join(benchmark_report.team_play_section(entry, summary))
     comps = summary["team_play"]["compositions"]
     pp_kk = comps["toyteam/smart+smart"]["vs"]["toyteam/keep+keep"]
     lo, hi = pp_kk["ci95"]
@@ -234,11 +234,11 @@ def test_report_section_renders_the_figures_of_the_summary(toy_study):
     # the answer follows the interval, never a fixed text
     study["gain"] = {"deals": 6, "mean": 0.4, "ci95": [0.1, 0.7]}
     study["verdict"] = "coordinate"
-    assert "**yes**" in "\n".join(benchmark.team_play_section(entry, summary))
+    assert "**yes**" in "\n".join(benchmark_report.team_play_section(entry, summary))
     study["gain"] = {"deals": 6, "mean": -0.4, "ci95": [-0.7, -0.1]}
     study["verdict"] = "interfere"
     assert "**no**" in coordination_sentence(study)
-    assert benchmark.team_play_section(entry, {"metrics": []}) == []
+    assert benchmark_report.team_play_section(entry, {"metrics": []}) == []
 
 
 def test_benchmark_runs_the_team_study_and_reports_it(tmp_path, monkeypatch):
