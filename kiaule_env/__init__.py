@@ -14,6 +14,8 @@ and the versioned modules work in PettingZoo's module style on every supported r
 
 :data:`GAMES` maps each game's name to its :class:`~kiaule_env.core.game.GameDescriptor`, in a
 fixed order; every tool derives what it knows about a game from it (``docs/ARCHITECTURE.md``).
+A game kept outside the package joins them when its public module is named in the
+``KIAULE_GAME_MODULES`` environment variable (the test suite's fixture game does).
 """
 
 from __future__ import annotations
