@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
+from scipy.stats import chisquare
 
 from kiaule_env.cards import parse_cards
 from tests.fixture_game.highcard import rules
@@ -102,3 +105,25 @@ def test_h7_a_player_who_does_not_follow_shows_a_void_and_is_never_dealt_that_su
     broken.stock[broken.stock.index(parse_cards(["JS"])[0])] = parse_cards(["JH"])[0]
     with pytest.raises(AssertionError, match="suit he showed void"):
         engine.check_invariants(broken)
+
+
+def test_h7_determinizations_are_exactly_uniform_over_the_consistent_deals():
+    """After player_1 showed a spade void: his one card is either unseen heart, the stock any
+    order of the other four unseen cards (2 × 24 deals); a chi-square test must not reject."""
+    engine, state = _state()
+    _play(engine, state, "9S", "AS", "KH", "AH", "10S", "9H")
+    unseen = parse_cards(["JH", "10H", "JS", "QS", "KS"])
+    allowed = {
+        (card, order)
+        for card in parse_cards(["JH", "10H"])
+        for order in itertools.permutations([c for c in unseen if c != card])
+    }
+    rng = np.random.default_rng(5)
+    view = engine.view(state, 0)
+    counts = dict.fromkeys(allowed, 0)
+    for _ in range(4800):
+        sampled = engine.sample_state(view, rng)
+        key = (sampled.hands[1][0], tuple(sampled.stock))
+        assert key in counts, f"an inconsistent deal {key}"
+        counts[key] += 1
+    assert chisquare(list(counts.values())).pvalue > 0.001
