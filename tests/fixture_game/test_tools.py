@@ -1,9 +1,9 @@
 """The tools pick the fixture game up from its descriptor with no edits: the agent registry
 (random, the rule-based agent its descriptor names, the search agents), a tournament through
-the ``kiaule`` CLI in a fresh process with worker processes, and its research metrics.
-
-The conformance suite, the viewer, the OpenSpiel bridge and ``kiaule train`` cover it through
-their tests over ``kiaule_env.GAMES``."""
+the ``kiaule`` CLI in a fresh process with worker processes and its research metrics,
+``kiaule train`` with no config file, and the replay viewer's generic display. The
+conformance suite, the viewer's page and browser tests, the OpenSpiel bridge, search and
+training cover it through their tests over ``kiaule_env.GAMES``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import agents
 from agents.random_agent import RandomAgent
@@ -53,6 +54,25 @@ def test_the_heuristic_beats_random_agents():
         players[seat] = agents.make("highcard/heuristic")
         rewards.append(play_episode(env, players, seed=g // 2).rewards[seat])
     assert np.mean(rewards) > 0.1
+
+
+def test_kiaule_train_runs_it_with_no_config_file(tmp_path, capsys):
+    """No ``experiments/configs/highcard.yaml``: the run comes from the defaults and the
+    descriptor; the model it saves plays the game as ``highcard/ppo``."""
+    pytest.importorskip("sb3_contrib")  # the train extra
+    from experiments.cli import main
+    from experiments.train.config import CONFIG_DIR
+
+    assert not list(CONFIG_DIR.glob("highcard*"))
+    out = tmp_path / "run"
+    argv = ["train", "highcard", "--timesteps", "128", "--n-envs", "1", "--output", str(out)]
+    argv += ["--no-progress", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64"]
+    argv += ["--set", "eval.every=128", "--set", "eval.deals=2", "--set", "tensorboard=false"]
+    assert main(argv) == 0
+    assert "trained highcard to 128 steps" in capsys.readouterr().out
+    agent = agents.make("highcard/ppo", path=out / "final.zip")
+    episode = play_episode(GAME.raw_env(), [agent, RandomAgent("highcard", 1)], seed=0)
+    assert sorted(episode.rewards) in ([-1.0, 1.0], [0.0, 0.0])  # H6
 
 
 def test_a_tournament_through_the_cli_in_a_fresh_process(tmp_path):
