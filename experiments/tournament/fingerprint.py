@@ -12,26 +12,51 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kiaule_env import GAMES
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
+def code_files(game: str) -> list[Path]:
+    """The files that decide a game's results, sorted: its package, the shared core (the play
+    loop, the simulators), its public module, the agent modules (its rule-based agent's too,
+    where its descriptor names one outside ``agents``) and its zoo models. A game of
+    :data:`kiaule_env.GAMES` is found where its descriptor's modules are, so a game kept outside
+    the package (the test suite's fixture) is covered too."""
+    package, own = ROOT / "kiaule_env" / game, [ROOT / "kiaule_env" / f"{game}_v0.py"]
+    descriptor = GAMES.get(game)
+    if descriptor is not None:
+        engine = _module_file(descriptor.engine.partition(":")[0])
+        package = engine.parent if engine is not None else package
+        own = [_module_file(descriptor.module), _module_file(descriptor.agents_provider)]
+    files = {
+        *package.glob("*.py"),
+        *(ROOT / "kiaule_env" / "core").glob("*.py"),
+        *(path for path in own if path is not None),
+        *(ROOT / "agents").glob("*.py"),
+        *(ROOT / "agents" / "zoo").glob(f"{game}*.zip"),
+    }
+    return sorted(files)
+
+
+def _module_file(module: str) -> Path | None:
+    """The source file of ``module`` (without importing it), or None where there is none."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except ModuleNotFoundError:
+        return None
+    return None if spec is None or spec.origin is None else Path(spec.origin).resolve()
+
+
 def code_fingerprint(game: str) -> str:
-    """A digest of the files that decide a game's results: its package, the shared core (the
-    play loop, the simulators), its public module, the agent modules and its zoo models."""
-    files = sorted(
-        [
-            *(ROOT / "kiaule_env" / game).glob("*.py"),
-            *(ROOT / "kiaule_env" / "core").glob("*.py"),
-            ROOT / "kiaule_env" / f"{game}_v0.py",
-            *(ROOT / "agents").glob("*.py"),
-            *(ROOT / "agents" / "zoo").glob(f"{game}*.zip"),
-        ]
-    )
+    """A digest of :func:`code_files`."""
+    files = code_files(game)
     digest = hashlib.sha1()
     for path in files:
         if path.is_file():

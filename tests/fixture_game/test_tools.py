@@ -44,6 +44,19 @@ def test_the_viewer_shows_it_with_the_generic_display():
     )
 
 
+def test_a_tournament_fingerprints_its_code():
+    """A resumed tournament must match the code that played it: the fixture's own files count,
+    found through its descriptor although they live outside ``kiaule_env`` and ``agents``."""
+    from experiments.tournament.fingerprint import code_files
+    from tests.conftest import ROOT
+
+    files = code_files("highcard")
+    here = ROOT / "tests" / "fixture_game"
+    for own in ("highcard/rules.py", "highcard/engine.py", "highcard_v0.py", "agents.py"):
+        assert here / own in files
+    assert ROOT / "kiaule_env" / "core" / "play.py" in files
+
+
 def test_the_heuristic_beats_random_agents():
     """Seat-alternated games on seeded deals: it takes more than it gives."""
     env = GAME.raw_env()
