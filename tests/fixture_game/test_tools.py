@@ -57,6 +57,18 @@ def test_a_tournament_fingerprints_its_code():
     assert ROOT / "kiaule_env" / "core" / "play.py" in files
 
 
+def test_soak_and_demo_play_it(capsys):
+    from experiments.cli import main
+
+    assert main(["soak", "highcard", "--games", "40", "--no-progress"]) == 0
+    assert "highcard: 40 games" in capsys.readouterr().out  # invariants after every step
+    assert main(["soak", "all", "--games", "2", "--no-progress"]) == 0
+    assert "highcard: 2 games" in capsys.readouterr().out
+    assert main(["demo", "highcard", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "High card, 4 cards each" in out and "result: {'tricks': [" in out
+
+
 def test_the_heuristic_beats_random_agents():
     """Seat-alternated games on seeded deals: it takes more than it gives."""
     env = GAME.raw_env()
