@@ -225,7 +225,7 @@ def sample_state(v: View, config: Config, rng: np.random.Generator) -> State:
     size = v.hand_sizes[other]
     picked = {allowed[i] for i in rng.choice(len(allowed), size=size, replace=False)}
     stock = [c for c in unseen if c not in picked]
-    hands = [[], []]
+    hands: list[list[int]] = [[], []]
     hands[v.seat] = list(v.hand)
     hands[other] = sorted(picked)
     return State(
