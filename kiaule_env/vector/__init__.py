@@ -1,0 +1,1 @@
+"""Batched, compiled environments: many games of one kind stepped at once, with observations."""
