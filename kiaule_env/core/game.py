@@ -104,6 +104,9 @@ class GameDescriptor:
     agents_module: str | None = None
     #: the module of the game's research metrics; None: ``experiments.metrics.<name>``
     metrics_module: str | None = None
+    #: ``"module:Class"`` of the game's batched compiled env (``kiaule_env.vector.make``), or
+    #: None: the game has none yet
+    vector: str | None = None
 
     # ------------------------------------------------------------------ derived
     @property

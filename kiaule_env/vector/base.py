@@ -1,0 +1,201 @@
+"""The batch owner shared by every game's compiled batched env: seeds, checks, auto-reset.
+
+A game's batched implementation (``kiaule_env/<game>/vector.py``, named by its descriptor's
+``vector`` field) holds the compiled state of ``num_envs`` games and their observation buffers
+(:class:`VectorGame`); :class:`VectorEnv` wraps it with everything that must behave the same in
+every game:
+
+* **seeds**: a numpy ``Generator`` built from the batch seed draws each episode's seed, an
+  int64 in ``[0, 2**63)``: the first ``num_envs`` draws are the slots' first episodes in slot
+  order, later episodes take the next draws, finished slots in ascending slot order.
+  ``info["seed"][i]`` is slot ``i``'s current episode seed, and
+  ``<game>_v0.raw_env(**options).reset(seed=info["seed"][i])`` deals the same game;
+* **action checks**: ``actions`` must be an integer array of shape ``(num_envs,)``; an illegal
+  action raises ``ValueError`` naming the slot, the seat, the action and the legal ones, and
+  changes no slot (every slot is checked before any moves);
+* **truncation** by ``max_cycles`` exactly as the Python env does it: after
+  ``max_cycles * num_players`` agent steps (turn-based games, ``kiaule_env.core.aec``), or after
+  ``max_cycles`` simultaneous steps where the game counts them (Pig's ``parallel_steps``);
+* **auto-reset**: a slot whose episode ended (``terminated`` or ``truncated``) starts its next
+  episode in the same call; ``obs`` and ``info`` then describe the new episode and
+  ``info["final_result"][i]`` holds the finished episode's result dict (the Python env's
+  ``infos[agent]["result"]``; None for a truncated episode, which has no result, and for slots
+  that did not finish).
+
+The observation and mask arrays returned are the game's own buffers, rewritten in place by the
+next ``step`` or ``reset``: copy them to keep them. Rewards, terminations, truncations and infos
+are new arrays each call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import numpy as np
+from gymnasium import spaces
+
+from kiaule_env.core.options import check_max_cycles, check_seed
+
+#: episode seeds are drawn in [0, SEED_BOUND)
+SEED_BOUND = 2**63
+
+
+class VectorGame(Protocol):
+    """What a game's batched implementation provides (``docs/vector.md``)."""
+
+    num_players: int
+    obs_size: int
+    num_actions: int
+    #: float32 (num_envs, obs_size): each slot's observation of the seat to act
+    obs: np.ndarray
+    #: int8 (num_envs, num_actions): that seat's legal actions
+    mask: np.ndarray
+    #: int64 (num_envs,): the seat to act in each slot
+    agent: np.ndarray
+
+    def reset_slots(self, slots: np.ndarray, seeds: np.ndarray) -> None: ...
+
+    def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None: ...
+
+    def results(self, slots: np.ndarray) -> list[dict[str, Any]]: ...
+
+    def load_state(self, slot: int, state: Any) -> None: ...
+
+    def state_bytes(self) -> int: ...
+
+
+class VectorEnv:
+    """``num_envs`` games of one kind stepped at once; see the module docstring.
+
+    Built by :func:`kiaule_env.vector.make`. ``single_observation_space`` and
+    ``single_action_space`` are one slot's spaces, the same as the Python env's.
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        impl: VectorGame,
+        num_envs: int,
+        seed: int | None = None,
+        max_cycles: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.game = game
+        self.impl = impl
+        self.num_envs = num_envs
+        self.options = dict(options or {})
+        self.max_cycles = check_max_cycles(max_cycles)
+        self.num_players = int(impl.num_players)
+        self.num_actions = int(impl.num_actions)
+        self.obs_size = int(impl.obs_size)
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        layout = game.observation_layout(**self.options)
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
+            }
+        )
+        self.single_action_space = spaces.Discrete(self.num_actions)
+        self._seeder = np.random.default_rng(check_seed(seed))
+        self._seeds = np.zeros(num_envs, np.int64)
+        self._steps = np.zeros(num_envs, np.int64)
+        self._all = np.arange(num_envs, dtype=np.int64)
+        self._obs = {"observation": impl.obs, "action_mask": impl.mask}
+        self._started = False
+
+    # ------------------------------------------------------------------ API
+    @property
+    def step_limit(self) -> int | None:
+        """The count after which ``max_cycles`` truncates an episode (None: never): agent steps
+        (``max_cycles * num_players``), or simultaneous steps where the game counts them."""
+        if self.max_cycles is None:
+            return None
+        if self._parallel_steps() is not None:
+            return self.max_cycles
+        return self.max_cycles * self.num_players
+
+    def reset(self, seed: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """New episodes in every slot; ``seed`` (when given) re-seeds the batch first."""
+        if seed is not None:
+            self._seeder = np.random.default_rng(check_seed(seed))
+        self._start(self._all)
+        self._started = True
+        return self._obs, self._info(np.empty(self.num_envs, dtype=object))
+
+    def step(
+        self, actions: Any
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per slot, for the seat to act there; see the module docstring."""
+        if not self._started:
+            raise RuntimeError("step() called before reset(); call venv.reset(seed=...) first")
+        actions = self._check_actions(actions)
+        rewards = np.zeros((self.num_envs, self.num_players), np.float32)
+        terminated = np.zeros(self.num_envs, np.bool_)
+        self.impl.step(actions, rewards, terminated)
+        truncated = self._truncated(terminated)
+        final = np.empty(self.num_envs, dtype=object)
+        ended = terminated | truncated
+        if ended.any():
+            done = np.flatnonzero(terminated)
+            if done.size:
+                for slot, result in zip(done, self.impl.results(done), strict=True):
+                    final[slot] = result
+            self._start(np.flatnonzero(ended))
+        return self._obs, rewards, terminated, truncated, self._info(final)
+
+    def state_bytes(self) -> int:
+        """Bytes of compiled game state per slot (besides the observation buffers)."""
+        return int(self.impl.state_bytes())
+
+    def close(self) -> None:
+        """Nothing to release (kept for the Gymnasium / SB3 conventions)."""
+
+    # ------------------------------------------------------------------ internals
+    def _start(self, slots: np.ndarray) -> None:
+        """New episodes in ``slots`` (ascending), with the next seeds of the batch generator."""
+        seeds = self._seeder.integers(0, SEED_BOUND, size=slots.size, dtype=np.int64)
+        self._seeds[slots] = seeds
+        self._steps[slots] = 0
+        self.impl.reset_slots(slots, seeds)
+
+    def _info(self, final: np.ndarray) -> dict[str, Any]:
+        return {"agent": self.impl.agent.copy(), "seed": self._seeds.copy(), "final_result": final}
+
+    def _parallel_steps(self) -> np.ndarray | None:
+        """The game's count of simultaneous steps per slot, if it has one (Pig)."""
+        return getattr(self.impl, "parallel_steps", None)
+
+    def _truncated(self, terminated: np.ndarray) -> np.ndarray:
+        """Slots whose episode ``max_cycles`` ends with this step (never a terminated one)."""
+        self._steps += 1
+        limit = self.step_limit
+        if limit is None:
+            return np.zeros(self.num_envs, np.bool_)
+        parallel = self._parallel_steps()
+        count = self._steps if parallel is None else parallel
+        return ~terminated & (count >= limit)
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as a C-contiguous int64 array, after checking every slot's action."""
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,):
+            raise ValueError(
+                f"actions must have shape ({self.num_envs},) (one per slot), got {array.shape}"
+            )
+        if array.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {array.dtype}")
+        array = np.ascontiguousarray(array, dtype=np.int64)
+        inside = (array >= 0) & (array < self.num_actions)
+        legal = inside.copy()
+        legal[inside] = self.impl.mask[self._all[inside], array[inside]] != 0
+        if not legal.all():
+            slot = int(np.flatnonzero(~legal)[0])
+            seat = int(self.impl.agent[slot])
+            allowed = np.flatnonzero(self.impl.mask[slot]).tolist()
+            raise ValueError(
+                f"slot {slot}: action {int(array[slot])} is not legal for player_{seat}; "
+                f"legal actions: {allowed}"
+            )
+        return array
