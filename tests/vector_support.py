@@ -31,11 +31,8 @@ def episode_count(ci: int) -> int:
     return int(value) if value else ci
 
 
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` (int64), vectorised."""
-    counts = mask.sum(axis=1, dtype=np.int64)
-    pick = (rng.random(mask.shape[0]) * counts).astype(np.int64)
-    return (np.cumsum(mask, axis=1, dtype=np.int64) <= pick[:, None]).sum(axis=1)
+#: one uniformly random legal action per row of a mask (int64), vectorised
+random_actions = vector.random_legal
 
 
 class _Slot:

@@ -9,7 +9,8 @@
 ``(num_envs, A)``) are exactly what ``<game>_v0.env(**options)`` gives the seat to act;
 ``info["agent"]`` is that seat, ``info["seed"]`` each slot's episode seed. A finished slot starts
 its next episode in the same call. See :mod:`kiaule_env.vector.base` and ``docs/vector.md``;
-the adapters for training code are :class:`SingleLearner` (Gymnasium) and :class:`SB3VecEnv`.
+the adapters for training code are :class:`SingleLearner` (Gymnasium) and
+:class:`kiaule_env.vector.sb3.SB3VecEnv` (Stable-Baselines3, ``MaskablePPO``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,19 @@ import importlib
 from typing import Any
 
 from kiaule_env.core.options import is_integer
+from kiaule_env.extras import require
 from kiaule_env.vector.base import VectorEnv, VectorGame
+from kiaule_env.vector.learner import SingleLearner, random_legal, random_opponent
 
-__all__ = ["VectorEnv", "VectorGame", "games", "make"]
+__all__ = [
+    "SingleLearner",
+    "VectorEnv",
+    "VectorGame",
+    "games",
+    "make",
+    "random_legal",
+    "random_opponent",
+]
 
 
 def games() -> list[str]:
@@ -53,6 +64,7 @@ def make(game: str, /, num_envs: int, seed: int | None = None, **options: Any) -
         )
     max_cycles = options.pop("max_cycles", None)
     options.pop("render_mode", None)
+    require("numba", "kiaule_env.vector")
     module, _, cls = descriptor.vector.partition(":")
     impl = getattr(importlib.import_module(module), cls)(int(num_envs), dict(options))
     return VectorEnv(descriptor, impl, int(num_envs), seed, max_cycles, options)

@@ -125,16 +125,26 @@ class VectorEnv:
         return self._obs, self._info(np.empty(self.num_envs, dtype=object))
 
     def step(
-        self, actions: Any
+        self, actions: Any, active: np.ndarray | None = None
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One action per slot, for the seat to act there; see the module docstring."""
+        """One action per slot, for the seat to act there; see the module docstring.
+
+        ``active`` (bool ``(num_envs,)``, optional): only these slots move; the others keep
+        their state and observation, get zero rewards and neither end nor count a step (their
+        entries of ``actions`` are ignored). The single-learner view uses it to let opponents
+        move while the learner's slots wait.
+        """
         if not self._started:
             raise RuntimeError("step() called before reset(); call venv.reset(seed=...) first")
-        actions = self._check_actions(actions)
+        active = self._check_active(active)
+        actions = self._check_actions(actions, active)
         rewards = np.zeros((self.num_envs, self.num_players), np.float32)
         terminated = np.zeros(self.num_envs, np.bool_)
-        self.impl.step(actions, rewards, terminated)
-        truncated = self._truncated(terminated)
+        if active is None:
+            self.impl.step(actions, rewards, terminated)
+        else:
+            self._step_some(actions, active, rewards, terminated)
+        truncated = self._truncated(terminated, active)
         final = np.empty(self.num_envs, dtype=object)
         ended = terminated | truncated
         if ended.any():
@@ -167,18 +177,57 @@ class VectorEnv:
         """The game's count of simultaneous steps per slot, if it has one (Pig)."""
         return getattr(self.impl, "parallel_steps", None)
 
-    def _truncated(self, terminated: np.ndarray) -> np.ndarray:
-        """Slots whose episode ``max_cycles`` ends with this step (never a terminated one)."""
-        self._steps += 1
+    def _truncated(self, terminated: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        """Slots whose episode ``max_cycles`` ends with this step (never a terminated one, nor
+        one that did not move)."""
+        if active is None:
+            self._steps += 1
+        else:
+            self._steps[active] += 1
         limit = self.step_limit
         if limit is None:
             return np.zeros(self.num_envs, np.bool_)
         parallel = self._parallel_steps()
         count = self._steps if parallel is None else parallel
-        return ~terminated & (count >= limit)
+        truncated = ~terminated & (count >= limit)
+        return truncated if active is None else truncated & active
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        """``actions`` as a C-contiguous int64 array, after checking every slot's action."""
+    def _check_active(self, active: np.ndarray | None) -> np.ndarray | None:
+        if active is None:
+            return None
+        array = np.asarray(active)
+        if array.shape != (self.num_envs,) or array.dtype != np.bool_:
+            raise ValueError(
+                f"active must be a bool array of shape ({self.num_envs},), "
+                f"got {array.dtype} {array.shape}"
+            )
+        return array
+
+    def _step_some(
+        self, actions: np.ndarray, active: np.ndarray, rewards: np.ndarray, terminated: np.ndarray
+    ) -> None:
+        """Step the ``active`` slots only: the game skips slots whose action is -1 when it says
+        so (``partial_steps``); otherwise the waiting slots' rows are copied and put back."""
+        waiting = np.flatnonzero(~np.asarray(active))
+        actions[waiting] = -1
+        impl = self.impl
+        if getattr(impl, "partial_steps", False):
+            impl.step(actions, rewards, terminated)
+            return
+        arrays = [impl.state, impl.obs, impl.mask, impl.agent]
+        parallel = self._parallel_steps()
+        if parallel is not None:
+            arrays.append(parallel)
+        saved = [a[waiting].copy() for a in arrays]
+        actions[waiting] = np.argmax(impl.mask[waiting], axis=1)  # any legal move, undone below
+        impl.step(actions, rewards, terminated)
+        for array, rows in zip(arrays, saved, strict=True):
+            array[waiting] = rows
+        rewards[waiting] = 0.0
+        terminated[waiting] = False
+
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
+        """``actions`` as a C-contiguous int64 array, after checking every (active) slot's."""
         array = np.asarray(actions)
         if array.shape != (self.num_envs,):
             raise ValueError(
@@ -186,10 +235,12 @@ class VectorEnv:
             )
         if array.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {array.dtype}")
-        array = np.ascontiguousarray(array, dtype=np.int64)
+        array = np.array(array, dtype=np.int64, order="C")  # a copy: the caller's stays as given
         inside = (array >= 0) & (array < self.num_actions)
         legal = inside.copy()
         legal[inside] = self.impl.mask[self._all[inside], array[inside]] != 0
+        if active is not None:
+            legal |= ~active
         if not legal.all():
             slot = int(np.flatnonzero(~legal)[0])
             seat = int(self.impl.agent[slot])

@@ -22,6 +22,7 @@ class PythonVector:
     """One ``raw_env`` per slot behind the :class:`~kiaule_env.vector.base.VectorGame` API."""
 
     game = "highcard"
+    partial_steps = True  # a slot whose action is -1 does not move
 
     def __init__(self, num_envs: int, options: Mapping[str, Any]) -> None:
         if "unsupported" in options:
@@ -53,6 +54,8 @@ class PythonVector:
 
     def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
         for slot, env in enumerate(self.envs):
+            if actions[slot] < 0:
+                continue
             env.step(int(actions[slot]))
             for seat, agent in enumerate(env.possible_agents):
                 rewards[slot, seat] = env.rewards.get(agent, 0.0)
@@ -113,3 +116,48 @@ class Leaky(KozelPython):
     def _write(self, slot: int) -> None:
         super()._write(slot)
         self.obs[slot, 0] = float(hash(repr(self.envs[slot].game_state)) % 9973)
+
+
+class Counter:
+    """A tiny numpy game with a ``state`` array and no ``partial_steps``: the base's fallback
+    (copy the waiting rows, step all, put them back) is exercised on it. Two seats alternate;
+    action ``a`` (0 or 1 legal) adds ``1 + a`` to the count; the episode ends at the target
+    (``3 + seed % 5``) and the seat that reached it gets +1. Spaces as High card's."""
+
+    num_players, obs_size, num_actions = 2, 42, 12
+
+    def __init__(self, num_envs: int, options: Mapping[str, Any]) -> None:
+        self.state = np.zeros((num_envs, 3), np.int64)  # count, target, seat to act
+        self.obs = np.zeros((num_envs, self.obs_size), np.float32)
+        self.mask = np.zeros((num_envs, self.num_actions), np.int8)
+        self.mask[:, :2] = 1
+        self.agent = np.zeros(num_envs, np.int64)
+
+    def _write(self, slots: np.ndarray) -> None:
+        self.obs[slots, 0] = self.state[slots, 0]
+        self.agent[slots] = self.state[slots, 2]
+
+    def reset_slots(self, slots: np.ndarray, seeds: np.ndarray) -> None:
+        self.state[slots] = np.stack([0 * seeds, 3 + seeds % 5, 0 * seeds], axis=1)
+        self._write(slots)
+
+    def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
+        if (actions < 0).any():
+            raise AssertionError("Counter has no partial_steps: it must never get -1")
+        s = self.state
+        s[:, 0] += 1 + actions
+        ended = s[:, 0] >= s[:, 1]
+        rewards[np.flatnonzero(ended), s[ended, 2]] = 1.0
+        terminated[:] = ended
+        s[:, 2] = 1 - s[:, 2]
+        self._write(np.arange(s.shape[0]))
+
+    def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
+        return [{"count": int(self.state[s, 0])} for s in slots]
+
+    def load_state(self, slot: int, state: Any) -> None:
+        self.state[slot] = state  # (count, target, seat to act)
+        self._write(np.array([slot]))
+
+    def state_bytes(self) -> int:
+        return self.state.itemsize * self.state.shape[1]

@@ -1,0 +1,160 @@
+"""A single learner's view of a batched env, as a Gymnasium ``VectorEnv``.
+
+Training code with one policy wants, in every slot, a state where *its* seat is to act: the
+learner plays ``learner_seats``, and every other seat is played by a batched opponent callback
+``opponent(obs, mask, agent, slots) -> actions`` (random legal moves, a frozen policy's forward
+pass, a rule-based agent...). :class:`SingleLearner` steps the batch with the learner's actions,
+then lets the opponents move in the slots where they are to act (only those slots move;
+``VectorEnv.step(actions, active)``) until every slot has a learner seat to act again.
+
+* ``reward[i]``: what the learner's seats received since its last action in slot ``i``, the
+  mean over ``learner_seats`` of each seat's reward (a team's shared reward when the seats are
+  partners, Kozel K1), opponents' moves included; a reward that arrives in a new episode before
+  the learner's first move there is paid with that move.
+* ``terminated[i]`` / ``truncated[i]``: the learner's episode in slot ``i`` ended after its last
+  action (possibly after opponent moves); the slot has already started its next episode
+  (same-step auto-reset), and ``info["final_result"][i]`` is the finished episode's result.
+* the observation is the learner seat's (``info["agent"]`` says which seat when it plays more
+  than one); the spaces are the game env's, batched.
+
+Example::
+
+    from kiaule_env import vector
+
+    venv = vector.make("kozel", num_envs=256, seed=0)
+    env = vector.SingleLearner(venv, learner_seats=[0, 2], opponent=vector.random_opponent(1))
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(actions)   # actions legal for obs
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import VectorEnv as GymVectorEnv
+from gymnasium.vector.utils import batch_space
+
+from kiaule_env.core.options import is_integer
+from kiaule_env.vector.base import VectorEnv
+
+#: ``opponent(obs, mask, agent, slots) -> actions``: rows of the slots where an opponent acts
+Opponent = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask`` (int64), vectorised."""
+    counts = mask.sum(axis=1, dtype=np.int64)
+    pick = (rng.random(mask.shape[0]) * counts).astype(np.int64)
+    return (np.cumsum(mask, axis=1, dtype=np.int64) <= pick[:, None]).sum(axis=1)
+
+
+def random_opponent(seed: int | None = None) -> Opponent:
+    """An opponent callback playing uniformly random legal moves, seeded."""
+    rng = np.random.default_rng(seed)
+
+    def opponent(obs: np.ndarray, mask: np.ndarray, agent: np.ndarray, slots: np.ndarray):
+        return random_legal(mask, rng)
+
+    return opponent
+
+
+class SingleLearner(GymVectorEnv):
+    """The learner plays ``learner_seats`` of every slot; see the module docstring."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 - Gymnasium's
+
+    def __init__(self, venv: VectorEnv, learner_seats: Iterable[int], opponent: Opponent):
+        seats = sorted(set(learner_seats))
+        if not seats or not all(is_integer(s) and 0 <= s < venv.num_players for s in seats):
+            raise ValueError(
+                f"learner_seats must be seats in 0..{venv.num_players - 1}, got {learner_seats!r}"
+            )
+        if not callable(opponent):
+            raise ValueError(f"opponent must be callable, got {opponent!r}")
+        self.venv = venv
+        self.learner_seats = np.array(seats, dtype=np.int64)
+        self.opponent = opponent
+        self.num_envs = venv.num_envs
+        self.single_observation_space = venv.single_observation_space
+        self.single_action_space = venv.single_action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._carry = np.zeros(self.num_envs, np.float32)
+        self._info: dict[str, Any] = {}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """New episodes in every slot (``seed`` re-seeds the batch), advanced to the learner."""
+        if options:
+            raise ValueError(f"reset options are not supported by batched envs, got {options!r}")
+        obs, info = self.venv.reset(seed=seed)
+        self._carry[:] = 0.0
+        ended = np.zeros(self.num_envs, np.bool_)
+        final = info["final_result"]
+        obs, info = self._advance(obs, info, self._carry, ended, ended.copy(), final)
+        return _copy(obs), info
+
+    def step(
+        self, actions: Any
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learner's action in every slot, then the opponents' moves up to its next turn."""
+        obs, rewards, terminated, truncated, info = self.venv.step(actions)
+        reward = self._carry + self._learner(rewards)
+        self._carry = np.zeros(self.num_envs, np.float32)
+        final = info["final_result"]
+        obs, info = self._advance(obs, info, reward, terminated, truncated, final)
+        return _copy(obs), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every slot, ``(num_envs, num_actions)`` booleans."""
+        return self.venv.impl.mask.astype(bool)
+
+    def close(self, **kwargs: Any) -> None:
+        self.venv.close()
+
+    # ------------------------------------------------------------------ internals
+    def _learner(self, rewards: np.ndarray) -> np.ndarray:
+        return rewards[:, self.learner_seats].mean(axis=1, dtype=np.float32)
+
+    def _advance(
+        self,
+        obs: dict[str, np.ndarray],
+        info: dict[str, Any],
+        reward: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+        final: np.ndarray,
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Opponents move where they are to act until the learner is to act everywhere;
+        rewards go to ``reward`` (to ``_carry`` in slots whose episode already ended)."""
+        final = final.copy()
+        while True:
+            waiting = ~np.isin(info["agent"], self.learner_seats)
+            if not waiting.any():
+                break
+            slots = np.flatnonzero(waiting)
+            moves = np.zeros(self.num_envs, np.int64)
+            moves[slots] = self.opponent(
+                obs["observation"][slots], obs["action_mask"][slots], info["agent"][slots], slots
+            )
+            obs, rewards, term, trunc, info = self.venv.step(moves, active=waiting)
+            gained = self._learner(rewards)
+            done = terminated | truncated
+            reward += np.where(done, 0.0, gained).astype(np.float32)
+            self._carry += np.where(done, gained, 0.0).astype(np.float32)
+            ended = term | trunc
+            fresh = ended & ~done
+            final[fresh] = info["final_result"][fresh]
+            terminated |= term & ~done
+            truncated |= trunc & ~done
+            # an episode that opponents end again in the same call: its rewards are the carry's
+            self._carry[ended & done] = 0.0
+        return obs, {**info, "final_result": final}
+
+
+def _copy(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {key: value.copy() for key, value in obs.items()}

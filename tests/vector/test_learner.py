@@ -1,0 +1,114 @@
+"""The training adapters: stepping some slots (``active``), the single-learner view
+(``vector.SingleLearner``) and the SB3 vector env (``kiaule_env.vector.sb3``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kiaule_env import vector
+from tests.vector import fake
+
+
+@pytest.mark.parametrize("cls", ["PythonVector", "Counter"])  # partial steps / the fallback
+def test_only_active_slots_move(monkeypatch, cls) -> None:
+    fake.use(monkeypatch, "highcard", cls)
+    venv = vector.make("highcard", num_envs=6, seed=4)
+    twin = vector.make("highcard", num_envs=6, seed=4)
+    obs, _ = venv.reset()
+    twin.reset()
+    active = np.array([True, False, True, False, False, True])
+    actions = vector.random_legal(obs["action_mask"], np.random.default_rng(0))
+    before = {k: v.copy() for k, v in obs.items()}
+    agent = venv.impl.agent.copy()
+    masked = actions.copy()
+    masked[~active] = 99  # ignored where the slot waits
+    obs, rewards, term, trunc, _ = venv.step(masked, active=active)
+    full, full_rewards, *_ = twin.step(actions)
+    assert np.array_equal(obs["observation"][~active], before["observation"][~active])
+    assert np.array_equal(obs["action_mask"][~active], before["action_mask"][~active])
+    assert np.array_equal(venv.impl.agent[~active], agent[~active])
+    assert np.array_equal(obs["observation"][active], full["observation"][active])
+    assert np.array_equal(rewards[active], full_rewards[active])
+    assert not rewards[~active].any() and not (term | trunc)[~active].any()
+    with pytest.raises(ValueError, match="slot 0: action 99"):
+        venv.step(np.full(6, 99), active=active)
+    with pytest.raises(ValueError, match="active must be a bool array"):
+        venv.step(actions, active=np.ones(6, np.int64))
+
+
+def test_waiting_slots_count_no_step_towards_max_cycles(monkeypatch) -> None:
+    fake.use(monkeypatch, "highcard", "PythonVector")
+    venv = vector.make("highcard", num_envs=2, seed=0, max_cycles=1)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(0)
+    only_first = np.array([True, False])
+    for _ in range(2):
+        obs, _, _, trunc, _ = venv.step(vector.random_legal(obs["action_mask"], rng), only_first)
+    assert trunc.tolist() == [True, False]
+
+
+def _highcard_learner(monkeypatch, seats, num_envs=16):
+    fake.use(monkeypatch, "highcard", "PythonVector")
+    venv = vector.make("highcard", num_envs=num_envs, seed=1, hand_size=2)
+    return vector.SingleLearner(venv, seats, vector.random_opponent(2))
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_single_learner_gets_every_turn_and_its_rewards(monkeypatch, seat) -> None:
+    """High card pays ±1 at the end (H6): the learner's reward is its seat's, whether its own
+    move or an opponent's ended the game; it is to act in every slot after every call."""
+    env = _highcard_learner(monkeypatch, [seat])
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(40):
+        assert (info["agent"] == seat).all()
+        assert np.array_equal(env.action_masks(), obs["action_mask"].astype(bool))
+        actions = vector.random_legal(obs["action_mask"], rng)
+        obs, reward, term, trunc, info = env.step(actions)
+        assert reward.dtype == np.float32 and not trunc.any()
+        for i in range(env.num_envs):
+            result = info["final_result"][i]
+            if term[i]:
+                winner = result["winner"]
+                assert reward[i] == (0.0 if winner is None else (1.0 if winner == seat else -1.0))
+                ends += 1
+            else:
+                assert result is None and reward[i] == 0.0
+    assert ends > 100
+
+
+def test_single_learner_spaces_and_checks(monkeypatch) -> None:
+    env = _highcard_learner(monkeypatch, [0], num_envs=3)
+    assert env.observation_space["observation"].shape == (3, 42)
+    assert env.action_space.shape == (3,)
+    assert env.single_action_space.n == 12
+    with pytest.raises(ValueError, match=r"learner_seats must be seats in 0..1"):
+        vector.SingleLearner(env.venv, [2], vector.random_opponent())
+    with pytest.raises(ValueError, match="learner_seats"):
+        vector.SingleLearner(env.venv, [], vector.random_opponent())
+    with pytest.raises(ValueError, match="opponent must be callable"):
+        vector.SingleLearner(env.venv, [0], None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reset options"):
+        env.reset(options={"deck": []})
+
+
+def test_sb3_vec_env_offers_masks_to_maskable_ppo(monkeypatch) -> None:
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from kiaule_env.vector.sb3 import SB3VecEnv
+
+    env = SB3VecEnv(_highcard_learner(monkeypatch, [0], num_envs=8))
+    env.seed(5)
+    obs = env.reset()
+    assert obs.shape == (8, 42) and is_masking_supported(env)
+    masks = get_action_masks(env)
+    assert masks.shape == (8, 12) and masks.dtype == bool and masks.any(axis=1).all()
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model.learn(256)
+    assert model.num_timesteps >= 256
+    env.seed(5)
+    assert np.array_equal(env.reset(), obs)  # seeded: the same batch again
