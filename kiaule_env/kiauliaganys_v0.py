@@ -191,6 +191,7 @@ GAME = GameDescriptor(
     openspiel=OpenSpielBridge(
         fixed={"match_years": None, "reward": "win_loss"},  # one deal; G12 ±1 returns
     ),
+    vector="kiaule_env.kiauliaganys.vector:KiauliaganysVector",
 )
 
 raw_env = KiauliaganysEnv

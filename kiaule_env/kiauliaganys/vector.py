@@ -1,0 +1,628 @@
+"""Batched compiled Kiauliaganys (RULES §2): many deals stepped at once, with observations.
+
+The per-game implementation behind ``kiaule_env.vector.make("kiauliaganys", …)``: each slot of
+the batch is one episode in one row of a C-contiguous ``int64`` array. The first part of a row
+is the compiled twin's array (:mod:`kiaule_env.kiauliaganys.compiled`, its layout and its
+``legal``/``apply`` kernels: one compiled implementation of the rules), followed by the
+information-set bookkeeping the twin leaves out, which the observation needs:
+
+=================  ======  ===============================================================
+name (``X_…``)     size    content
+=================  ======  ===============================================================
+``FACE_UP``        6       per seat, the cards taken face up from the fund, still held (G5),
+                           a bit mask of deck positions
+``NOT_SUIT``       24      per seat and suit, cards known not of the suit (G4), the
+                           engine's ``not_suit`` lower bound
+``YEARS``          6       per seat, match years (G11)
+``DEALS``          1       deals finished in the episode
+``DEALER``         1       this deal's dealer (the next deal of a match starts from him)
+``RNG``            ...     the episode's generator (:mod:`kiaule_env.vector.rng`): the
+                           later deals of a match are shuffled from it, as the engine does
+=================  ======  ===============================================================
+
+Each step updates this memory incrementally from the move (a play or drag removes one card
+from the face-up set or lowers ``not_suit``, a take adds a face-up card, a search adds the
+cards it picked up to ``not_suit``), then writes the slot's observation of the seat to act and
+its mask, all in ``numba.njit(cache=True)`` kernels looping over the batch.
+
+G10a history: the twin keeps the deal's position records in its array. A row starts with room
+for :data:`START_RECORDS` records (about 4 KB a slot for four players and 52 cards); when a
+slot is about to fill its room, every row grows to twice the room before the step (records
+copied, hash tables rebuilt), so the count stays exact for any ``max_turns``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from kiaule_env.kiauliaganys import compiled as C
+from kiaule_env.kiauliaganys.rules import DRAG, MATCH, OVER, Config, State
+from kiaule_env.vector import rng
+
+#: G10a position records a row holds at first (it grows when a deal needs more)
+START_RECORDS = 32
+
+# the bookkeeping after the twin's part of a row (offsets from the row's ``xbase``)
+X_FACE_UP = 0
+X_NOT_SUIT = X_FACE_UP + C.MAX_SEATS
+X_YEARS = X_NOT_SUIT + 4 * C.MAX_SEATS
+X_DEALS = X_YEARS + C.MAX_SEATS
+X_DEALER = X_DEALS + 1
+X_RNG = X_DEALER + 1
+
+# float parameters of the observation (``_params``)
+F_SCALE = 0  # 1 / deck size
+F_TURNS = 1  # 1 / max_turns
+F_YEARS = 2  # 1 / match_years (0 outside a match)
+F_REPETITION = 3  # 1 / repetition (0 with G10a off)
+
+
+# ---------------------------------------------------------------------------------- observation
+@njit(cache=True)
+def _ones(obs: np.ndarray, mask: int, base: int) -> None:
+    """``obs[base + p] = 1`` for every set bit ``p`` of ``mask``."""
+    p = 0
+    while mask:
+        if mask & 1:
+            obs[base + p] = 1.0
+        mask >>= 1
+        p += 1
+
+
+@njit(cache=True)
+def _match_chance(
+    s: np.ndarray, xb: int, seat: int, per: np.ndarray, total: int, suit: int
+) -> float:
+    """``counting.match_chances`` of ``seat`` for ``suit``: a face-up card of it (or a face-up
+    joker) makes it certain; else a hypergeometric draw of his hidden cards from the unseen
+    suited cards, less the ``not_suit`` ones (G4). Same float operations as the Python code."""
+    face_up = s[xb + X_FACE_UP + seat]
+    if face_up & (s[C.JOKER_MASK] | s[C.SUIT_MASK + suit]):
+        return 1.0
+    hidden = s[C.COUNT + seat] - C._popcount(face_up)
+    free = max(0, hidden - s[xb + X_NOT_SUIT + 4 * seat + suit])
+    others = total - per[suit]
+    none = 1.0
+    for i in range(free):
+        if others - i <= 0:
+            none = 0.0
+            break
+        none *= (others - i) / (total - i)
+    return 1.0 - none
+
+
+@njit(cache=True)
+def _write_counting(
+    s: np.ndarray, xb: int, obs: np.ndarray, seen: int, at: int, f: np.ndarray
+) -> None:
+    """The ``counting`` slices (``match_chance`` at ``at``, then ``next_chance``, ``unseen``,
+    ``search_length``) of the seat to act, who has seen the cards of ``seen``."""
+    n = s[C.N]
+    d = s[C.D]
+    me = s[C.TO_ACT]
+    scale = f[F_SCALE]
+    unseen_mask = ((1 << d) - 1) & ~seen
+    per = np.empty(4, dtype=np.int64)
+    total = 0
+    unseen = at + 4 * n + 4
+    for t in range(4):
+        per[t] = C._popcount(unseen_mask & s[C.SUIT_MASK + t])
+        total += per[t]
+        # the encoder scales a float32 array here: float32 arithmetic
+        obs[unseen + t] = np.float32(per[t]) * np.float32(scale)
+    jokers = C._popcount(unseen_mask & s[C.JOKER_MASK])
+    obs[unseen + 4] = jokers * scale
+    hand = s[C.HAND + me]
+    for t in range(4):
+        if hand & (s[C.JOKER_MASK] | s[C.SUIT_MASK + t]):
+            obs[at + t] = 1.0
+    nxt = -1
+    for step in range(1, n):
+        seat = (me + step) % n
+        if s[C.OUT + seat] == 0:
+            if nxt < 0:
+                nxt = step
+            if s[C.COUNT + seat] > 0:
+                for t in range(4):
+                    obs[at + 4 * step + t] = _match_chance(s, xb, seat, per, total, t)
+    if nxt >= 0:  # G6: the player my drag sets the suit for
+        for t in range(4):
+            obs[at + 4 * n + t] = obs[at + 4 * nxt + t]
+    face_down = s[C.FD_LEN]
+    pool = total + jokers
+    if face_down > 0 and pool > 0:  # counting.expected_search
+        for t in range(4):
+            matching = face_down * (per[t] + jokers) / pool
+            obs[unseen + 5 + t] = (face_down - matching) / (matching + 1.0) * scale
+
+
+@njit(cache=True)
+def _write_obs(s: np.ndarray, xb: int, obs: np.ndarray, f: np.ndarray) -> None:
+    """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over)."""
+    obs[:] = 0.0
+    if s[C.PHASE] == OVER:
+        return
+    n = s[C.N]
+    d = s[C.D]
+    me = s[C.TO_ACT]
+    scale = f[F_SCALE]
+    hand = s[C.HAND + me]
+    _ones(obs, hand, 0)
+    seen = hand
+    length = s[C.FUND_LEN]
+    for i in range(length):
+        p = s[C.FUND + i]
+        obs[2 * d + p] = 1.0
+        seen |= 1 << p
+    if length:
+        obs[d + s[C.FUND + length - 1]] = 1.0
+    base = 3 * d
+    req = C._required(s)
+    obs[base + (4 if req < 0 else req)] = 1.0  # G3
+    obs[base + 5 + (1 if s[C.PHASE] == DRAG else 0)] = 1.0
+    if s[C.LAST_TURN]:
+        obs[base + 7] = 1.0  # G8
+    obs[base + 8] = s[C.FD_LEN] * scale
+    obs[base + 9] = length * scale
+    obs[base + 10] = s[C.TURNS] * f[F_TURNS]  # G10
+    if s[C.REPEATS]:
+        obs[base + 11] = s[C.REPEATS] * f[F_REPETITION]  # G10a
+    to_act = base + 12
+    obs[to_act] = 1.0  # the observer is the seat to act: relative seat 0
+    face_up = to_act + 4 * n
+    not_suit = face_up + n * d
+    for t in range(n):
+        rel = (t - me + n) % n
+        if s[C.OUT + t]:
+            obs[to_act + 2 * n + rel] = 1.0  # G7
+        if s[C.HAD_TURN + t]:
+            obs[to_act + 3 * n + rel] = 1.0
+        up = s[xb + X_FACE_UP + t]
+        _ones(obs, up, face_up + rel * d)  # G5
+        seen |= up
+        obs[to_act + n + rel] = s[C.COUNT + t] * scale
+        for k in range(4):
+            obs[not_suit + 4 * rel + k] = s[xb + X_NOT_SUIT + 4 * t + k] * scale  # G4
+        years = s[xb + X_YEARS + t]
+        if years:
+            obs[not_suit + 4 * n + rel] = min(1.0, years * f[F_YEARS])  # G11
+    _write_counting(s, xb, obs, seen, not_suit + 5 * n, f)
+
+
+@njit(cache=True)
+def _write_slot(
+    s: np.ndarray, xb: int, obs: np.ndarray, mask: np.ndarray, f: np.ndarray, buf: np.ndarray
+) -> int:
+    """Writes the slot's observation and mask; returns the seat to act (-1 once over)."""
+    _write_obs(s, xb, obs, f)
+    mask[:] = 0
+    if s[C.PHASE] == OVER:
+        return -1
+    for i in range(C.legal(s, s[C.TO_ACT], buf)):
+        mask[buf[i]] = 1
+    return s[C.TO_ACT]
+
+
+# ---------------------------------------------------------------------------------- moves
+@njit(cache=True)
+def _forget(s: np.ndarray, xb: int, seat: int, card: int) -> None:
+    """A card leaves ``seat``'s hand (``rules._remove_from_hand``): a face-up card is no longer
+    face up; a hidden suited card may have been one of the search pick-ups, so each other
+    suit's ``not_suit`` count drops by one (not below 0)."""
+    bit = 1 << card
+    if s[xb + X_FACE_UP + seat] & bit:
+        s[xb + X_FACE_UP + seat] &= ~bit
+        return
+    suit = s[C.SUIT + card]
+    if suit < 0:
+        return
+    for t in range(4):
+        at = xb + X_NOT_SUIT + 4 * seat + t
+        if t != suit and s[at] > 0:
+            s[at] -= 1
+
+
+@njit(cache=True)
+def _apply(s: np.ndarray, xb: int, action: np.ndarray, rewards: np.ndarray) -> None:
+    """The twin's ``apply`` of ``action[0]`` plus the information-set bookkeeping it leaves
+    out (G4 ``not_suit``, G5 face-up cards)."""
+    a = action[0]
+    seat = s[C.TO_ACT]
+    d = s[C.D]
+    ns = s[C.NSUITED]
+    search = d + ns + 4 * (d - ns)
+    if a < search:  # a play or a drag: one card leaves the hand
+        card = a if a < d else a - d if a < d + ns else ns + (a - d - ns) // 4
+        _forget(s, xb, seat, card)
+        C.apply(s, action, rewards)
+    elif a == search:  # G4: the misses are known not of the required suit
+        req = C._required(s)
+        before = s[C.COUNT + seat]
+        C.apply(s, action, rewards)
+        picked = s[C.COUNT + seat] - before
+        if picked > 0:
+            s[xb + X_NOT_SUIT + 4 * seat + req] += picked
+    elif a == search + 1:  # G5: the taken card is face up in his hand
+        card = s[C.FUND + s[C.FUND_LEN] - 1]
+        C.apply(s, action, rewards)
+        s[xb + X_FACE_UP + seat] |= 1 << card
+    else:
+        C.apply(s, action, rewards)
+
+
+# ---------------------------------------------------------------------------------- deals
+@njit(cache=True)
+def _lay_out(s: np.ndarray, xb: int, dealer: int, deck: np.ndarray) -> None:
+    """``rules.new_deal`` in the row: ``deck`` (deck positions, top first) with position 0
+    starting the open fund and the rest face down (G2); the player after ``dealer`` acts
+    first. Match years, deals and the generator are kept (G11)."""
+    n = s[C.N]
+    d = s[C.D]
+    s[C.PHASE] = MATCH
+    s[C.TO_ACT] = (dealer + 1) % n
+    s[C.LAST_TURN] = 0
+    s[C.NAMED] = -1
+    s[C.TURNS] = 0
+    s[C.FUND_LEN] = 1
+    s[C.FD_LEN] = d - 1
+    s[C.LOSER] = -1
+    s[C.TAIL] = -1
+    s[C.ENDING] = C.RUNNING
+    s[C.RECORDS] = 0
+    s[C.REPEATS] = 0
+    for t in range(C.MAX_SEATS):
+        s[C.HAND + t] = 0
+        s[C.COUNT + t] = 0
+        s[C.HAD_TURN + t] = 0
+        s[C.OUT + t] = 0
+        s[xb + X_FACE_UP + t] = 0
+    for k in range(4 * C.MAX_SEATS):
+        s[xb + X_NOT_SUIT + k] = 0
+    for k in range(2 * C.MAX_CARDS):
+        s[C.FUND + k] = -1
+    s[C.FUND] = deck[0]
+    for k in range(d - 1):
+        s[C.FACE_DOWN + k] = deck[d - 1 - k]
+    for k in range(C.HISTORY, xb):  # the G10a records and their hash table
+        s[k] = 0
+    s[xb + X_DEALER] = dealer
+
+
+@njit(cache=True)
+def _deal(s: np.ndarray, xb: int, dealer: int, deck: np.ndarray) -> None:
+    """A deal shuffled from the slot's generator (``Deck.shuffled``: ``rng.permutation``)."""
+    rng.permutation(s, xb + X_RNG, s[C.D], deck)
+    _lay_out(s, xb, dealer, deck)
+
+
+@njit(cache=True)
+def _deal_over(s: np.ndarray, xb: int, target: int, deck: np.ndarray) -> bool:
+    """After a deal's last step: its years (G11) and, in a match not yet decided, the next deal
+    (``rules.next_deal``: the loser deals, or the player who caught the pig by the tail, else
+    the deal passes to the left). True when the episode is over."""
+    n = s[C.N]
+    loser = s[C.LOSER]
+    s[xb + X_DEALS] += 1
+    if loser >= 0:
+        s[xb + X_YEARS + loser] += s[C.COUNT + loser]
+    if target <= 0:
+        return True
+    for t in range(n):
+        if s[xb + X_YEARS + t] >= target:
+            return True
+    if loser >= 0:
+        dealer = loser
+    elif s[C.TAIL] >= 0:
+        dealer = s[C.TAIL]
+    else:
+        dealer = (s[xb + X_DEALER] + 1) % n
+    _deal(s, xb, dealer, deck)
+    return False
+
+
+@njit(cache=True)
+def _reset_rows(
+    state: np.ndarray,
+    xb: int,
+    slots: np.ndarray,
+    seeds: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    agent: np.ndarray,
+    f: np.ndarray,
+) -> None:
+    """New episodes in ``slots``: each generator seeded as ``seeding.np_random(seed)``, the
+    first deal shuffled from it (``Engine.new_episode``), dealt by the last seat (RULES §0)."""
+    buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        s = state[i]
+        rng.seed(s, xb + X_RNG, seeds[k])
+        for t in range(C.MAX_SEATS):
+            s[xb + X_YEARS + t] = 0
+        s[xb + X_DEALS] = 0
+        _deal(s, xb, s[C.N] - 1, buf)
+        agent[i] = _write_slot(s, xb, obs[i], mask[i], f, buf)
+
+
+@njit(cache=True)
+def _step_rows(
+    state: np.ndarray,
+    xb: int,
+    actions: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    agent: np.ndarray,
+    f: np.ndarray,
+    target: int,
+) -> None:
+    """One step of every slot whose action is not -1: the move, every seat's reward delta
+    (G12), the end of the episode, and the next observation and mask of the slots that go on."""
+    buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
+    action = np.empty(1, dtype=np.int64)
+    deltas = np.zeros(C.MAX_SEATS, dtype=np.float64)
+    players = rewards.shape[1]
+    for i in range(state.shape[0]):
+        if actions[i] < 0:  # a slot that waits (``partial_steps``)
+            for t in range(players):
+                rewards[i, t] = 0.0
+            terminated[i] = False
+            continue
+        s = state[i]
+        for t in range(players):
+            deltas[t] = 0.0
+        action[0] = actions[i]
+        _apply(s, xb, action, deltas)
+        for t in range(players):
+            rewards[i, t] = deltas[t]
+        done = False
+        if s[C.PHASE] == OVER:
+            done = _deal_over(s, xb, target, buf)
+        terminated[i] = done
+        if not done:
+            agent[i] = _write_slot(s, xb, obs[i], mask[i], f, buf)
+
+
+@njit(cache=True)
+def _history_full(state: np.ndarray) -> bool:
+    """Whether a slot could run out of G10a records in its next step (one record a step,
+    plus the twin's scratch record)."""
+    for i in range(state.shape[0]):
+        s = state[i]
+        if s[C.CAPACITY] > 0 and s[C.RECORDS] + 2 > s[C.CAPACITY]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _rebuild_tables(state: np.ndarray) -> None:
+    """The G10a hash table of every row from its records (after the rows grew)."""
+    for i in range(state.shape[0]):
+        C._rebuild_table(state[i])
+
+
+# ---------------------------------------------------------------------------------- Python side
+#: words of the bookkeeping after the twin's part of a row
+EXTRA_WORDS = X_RNG + rng.RNG_WORDS
+
+_RULE_KEYWORDS = tuple(f.name for f in fields(Config))
+
+
+def _config(options: Mapping[str, Any]) -> Config:
+    """The rules ``Config`` of ``options`` (the env's rule keywords), validated as the env
+    validates them (``ValueError`` naming the keyword or value and what is allowed)."""
+    unknown = sorted(set(options) - set(_RULE_KEYWORDS))
+    if unknown:
+        raise ValueError(
+            f"unknown keyword(s) {', '.join(map(repr, unknown))} for kiauliaganys; "
+            f"allowed: {', '.join(_RULE_KEYWORDS)}"
+        )
+    return Config(**options)
+
+
+def _slots_for(capacity: int) -> int:
+    """Hash-table slots of a G10a history of ``capacity`` records (as the twin sizes them)."""
+    return 1 << (2 * capacity - 1).bit_length() if capacity else 0
+
+
+def _rng_words(generator: np.random.Generator | None) -> np.ndarray:
+    """A numpy ``PCG64`` generator's state as the ``kiaule_env.vector.rng`` words (zeros for
+    None: a state with no later deals to shuffle)."""
+    words = np.zeros(rng.RNG_WORDS, dtype=np.uint64)
+    if generator is None:
+        return words.view(np.int64)
+    state = generator.bit_generator.state
+    if state["bit_generator"] != "PCG64":
+        raise ValueError(
+            f"the state's generator is {state['bit_generator']}; only PCG64 (what "
+            "seeding.np_random builds) can be loaded into a batched slot"
+        )
+    low = (1 << 64) - 1
+    value, inc = state["state"]["state"], state["state"]["inc"]
+    words[:] = [
+        value >> 64,
+        value & low,
+        inc >> 64,
+        inc & low,
+        state["has_uint32"],
+        state["uinteger"],
+    ]
+    return words.view(np.int64)
+
+
+class KiauliaganysVector:
+    """``num_envs`` Kiauliaganys episodes stepped at once (the per-game implementation of
+    ``kiaule_env.vector``; the module docstring has the row layout).
+
+    ``obs``/``mask``/``agent`` are the seat to act's observation (exactly the AEC env's
+    ``observe``), its action mask and the seat, per slot. Every option of the env is supported.
+    A slot whose action is -1 waits.
+    """
+
+    #: ``step`` leaves the slots whose action is -1 as they are (``VectorEnv.step(active=…)``)
+    partial_steps = True
+
+    def __init__(self, num_envs: int, options: Mapping[str, Any]) -> None:
+        config = _config(options)
+        deck = config.the_deck
+        d = deck.size
+        suited = sum(1 for c in deck.cards if c < 52)
+        n = config.num_players
+        self.config = config
+        self.num_envs = num_envs
+        self.num_players = n
+        self.obs_size = 3 * d + 25 + 13 * n + n * d
+        self.num_actions = d + suited + 4 * (d - suited) + 3
+        self._cards = deck.cards
+        self._pips = [int(config.pips_table[c]) for c in deck.cards]
+        self._words = C.key_words(d)
+        capacity = min(START_RECORDS, config.max_turns + 1) if config.repetition else 0
+        self._capacity = capacity
+        self._xb = C.HISTORY + capacity * (self._words + 1) + _slots_for(capacity)
+        self.state = np.zeros((num_envs, self._xb + EXTRA_WORDS), dtype=np.int64)
+        self.state[:, : C.HISTORY] = C._template(config, capacity)
+        self._target = config.match_years or 0
+        self._params = np.array(
+            [
+                1.0 / d,
+                1.0 / config.max_turns,
+                1.0 / config.match_years if config.match_years else 0.0,
+                1.0 / config.repetition if config.repetition else 0.0,
+            ]
+        )
+        self.obs = np.zeros((num_envs, self.obs_size), dtype=np.float32)
+        self.mask = np.zeros((num_envs, self.num_actions), dtype=np.int8)
+        self.agent = np.full(num_envs, -1, dtype=np.int64)
+
+    # ------------------------------------------------------------------ the contract
+    def reset_slots(self, slots: np.ndarray, seeds: np.ndarray) -> None:
+        """New episodes in ``slots``, each the deal of ``raw_env(**options).reset(seed=…)``."""
+        slots = np.ascontiguousarray(slots, dtype=np.int64)
+        seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+        args = self._params
+        _reset_rows(self.state, self._xb, slots, seeds, self.obs, self.mask, self.agent, args)
+
+    def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
+        """One legal action per slot (checked by the caller; -1: the slot waits): rewards,
+        ends, next views."""
+        if self._capacity and _history_full(self.state):
+            self._grow(2 * self._capacity)
+        _step_rows(
+            self.state,
+            self._xb,
+            np.ascontiguousarray(actions, dtype=np.int64),
+            rewards,
+            terminated,
+            self.obs,
+            self.mask,
+            self.agent,
+            self._params,
+            self._target,
+        )
+
+    def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
+        """The result dicts (``rules.result``, G14; in a match also G11's) of the episodes
+        that just ended in ``slots``."""
+        return [self._result(self.state[int(i)]) for i in slots]
+
+    def load_state(self, slot: int, state: Any) -> None:
+        """Put an engine ``State`` (information-set bookkeeping included) into ``slot`` and
+        write its observation, mask and seat to act."""
+        self._check_state(state)
+        keys = list(state.positions)
+        if self._capacity:
+            while len(keys) + 2 > self._capacity:
+                self._grow(2 * self._capacity)
+        row = self.state[slot]
+        head = C.encode_head(state)
+        row[C.PHASE : C.HISTORY] = head[C.PHASE : C.HISTORY]
+        row[C.HISTORY :] = 0
+        if keys:
+            pos = [int(p) for p in self.config.the_deck.position]
+            width = self._words + 1
+            block = row[C.HISTORY : C.HISTORY + len(keys) * width].reshape(len(keys), width)
+            block[:, :-1] = [C._key({}, key, pos) for key in keys]
+            block[:, -1] = list(state.positions.values())
+            C._rebuild_table(row)
+        self._load_memory(row, state)
+        buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
+        self.agent[slot] = _write_slot(
+            row, self._xb, self.obs[slot], self.mask[slot], self._params, buf
+        )
+
+    def state_bytes(self) -> int:
+        """Bytes of compiled state per slot (the row; it grows with the G10a history)."""
+        return int(self.state.shape[1] * self.state.itemsize)
+
+    # ------------------------------------------------------------------ helpers
+    def _check_state(self, state: Any) -> None:
+        if not isinstance(state, State):
+            raise TypeError(f"state must be a kiauliaganys rules.State, got {type(state).__name__}")
+        if state.config != self.config:
+            raise ValueError(
+                f"the state's configuration {state.config} is not this batch's {self.config}"
+            )
+        if len(state.decks) > state.deals + 1:
+            raise ValueError(
+                "the state has stacked decks for later deals of its match; a batched slot "
+                "shuffles later deals from the episode's generator only"
+            )
+
+    def _load_memory(self, row: np.ndarray, state: State) -> None:
+        """The bookkeeping words of ``state`` (face-up cards, not_suit, years, generator)."""
+        xb = self._xb
+        position = self.config.the_deck.position
+        for seat, cards in enumerate(state.face_up):
+            row[xb + X_FACE_UP + seat] = sum(1 << int(position[c]) for c in cards)
+        for seat, counts in enumerate(state.not_suit):
+            row[xb + X_NOT_SUIT + 4 * seat : xb + X_NOT_SUIT + 4 * seat + 4] = counts
+        row[xb + X_YEARS : xb + X_YEARS + self.num_players] = state.match_years
+        row[xb + X_DEALS] = state.deals
+        row[xb + X_DEALER] = state.dealer
+        row[xb + X_RNG : xb + X_RNG + rng.RNG_WORDS] = _rng_words(state.rng)
+
+    def _grow(self, capacity: int) -> None:
+        """Every row's G10a history grows to ``capacity`` records (records copied, hash
+        tables rebuilt, the bookkeeping moved)."""
+        old, old_xb, width = self.state, self._xb, self._words + 1
+        xb = C.HISTORY + capacity * width + _slots_for(capacity)
+        new = np.zeros((self.num_envs, xb + EXTRA_WORDS), dtype=np.int64)
+        new[:, : C.HISTORY] = old[:, : C.HISTORY]
+        new[:, C.CAPACITY] = capacity
+        new[:, C.SLOTS] = _slots_for(capacity)
+        used = C.HISTORY + self._capacity * width
+        new[:, C.HISTORY : used] = old[:, C.HISTORY : used]
+        new[:, xb:] = old[:, old_xb:]
+        _rebuild_tables(new)
+        self.state, self._xb, self._capacity = new, xb, capacity
+
+    def _result(self, s: np.ndarray) -> dict[str, Any]:
+        """``rules.result`` of the finished deal in row ``s``."""
+        loser, tail, ending = int(s[C.LOSER]), int(s[C.TAIL]), int(s[C.ENDING])
+        years = piglets = 0
+        if loser >= 0:
+            years = int(s[C.COUNT + loser])
+            hand = int(s[C.HAND + loser])
+            piglets = sum(pip for p, pip in enumerate(self._pips) if hand >> p & 1)
+        result: dict[str, Any] = {
+            "loser": f"player_{loser}" if loser >= 0 else None,
+            "years": years,
+            "piglets": piglets,
+            "capped": ending == C.ENDED_CAP,
+            "turns": int(s[C.TURNS]),
+            "caught_by_tail": f"player_{tail}" if tail >= 0 else None,
+            "repetition": ending == C.ENDED_REPETITION,
+        }
+        if self._target:
+            xb = self._xb
+            years_row = s[xb + X_YEARS : xb + X_YEARS + self.num_players]
+            result["match_years"] = {f"player_{t}": int(y) for t, y in enumerate(years_row)}
+            result["deals"] = int(s[xb + X_DEALS])
+        return result

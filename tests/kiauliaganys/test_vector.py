@@ -1,0 +1,220 @@
+"""Kiauliaganys' batched compiled env (``kiaule_env/kiauliaganys/vector.py``) against the Python
+env (RULES §2, G1–G14, G10a).
+
+The differential test (``tests/vector_support.differential``) plays seeded random episodes of
+every option variant (the default, the descriptor's, the training configs', the compiled
+twin's extra ones, a ``max_cycles`` truncation) through ``vector.make("kiauliaganys", …)`` and,
+slot by slot, through ``kiauliaganys_v0.raw_env`` reset with the slot's seed: at every step the
+same observation floats, mask, seat to act, every seat's reward, end and result.
+``KIAULE_VECTOR_EPISODES`` sets the episodes (default a CI-sized count over all the variants
+together). States loaded mid-deal (G10a records, face-up cards, ``not_suit``, a match's years
+and generator) go on as the env does; states the seat to act cannot tell apart give the same
+observation (the information-set permutation test).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("numba")
+
+import kiaule_env
+from kiaule_env import kiauliaganys_v0, vector
+from kiaule_env.kiauliaganys.vector import START_RECORDS, KiauliaganysVector
+from tests.kiauliaganys.test_compiled import VARIANTS
+from tests.vector_support import differential, episode_count, permutation, random_actions
+
+GAME = kiaule_env.get_game("kiauliaganys")
+_CONFIGS = os.path.join(os.path.dirname(__file__), "../../experiments/configs")
+
+
+def _training_options() -> list[dict[str, Any]]:
+    """The env_kwargs of the zoo's Kiauliaganys training configs."""
+    found = []
+    for name in ("kiauliaganys.yaml", "rllib_kiauliaganys.yaml"):
+        with open(os.path.join(_CONFIGS, name), encoding="utf-8") as file:
+            found.append(dict(yaml.safe_load(file)["env_kwargs"]))
+    return found
+
+
+#: every variant of the differential test, each once
+OPTIONS: list[dict[str, Any]] = []
+for _options in (*VARIANTS, *_training_options(), {"num_players": 3, "max_cycles": 20}):
+    if _options not in OPTIONS:
+        OPTIONS.append(_options)
+#: episodes of the differential test over all its variants together
+EPISODES = episode_count(160)
+
+
+def _variant_id(options: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in options.items()) or "default"
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=_variant_id)
+def test_G1_G14_seeded_episodes_agree_with_the_env_step_by_step(options):
+    episodes = max(4, math.ceil(EPISODES / len(OPTIONS)))
+    steps = differential("kiauliaganys", options, episodes, seed=len(str(options)), num_envs=8)
+    assert steps >= episodes * 8
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"num_players": 6, "deck": "54"}, {"num_players": 3, "match_years": 6, "deck": "36"}],
+    ids=_variant_id,
+)
+def test_states_the_seat_to_act_cannot_tell_apart_give_the_same_observation(options):
+    # the face-down order and the other hands' hidden cards permuted (engine.resample_hidden)
+    assert permutation("kiauliaganys", options, positions=25, seed=5) > 0
+
+
+def _late_env(options: dict[str, Any], seed: int, before_end: int) -> Any:
+    """A raw env ``before_end`` steps before the end of a seeded random episode (late in the
+    last deal: the most G10a records)."""
+    env = kiauliaganys_v0.raw_env(**options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = []
+    while not all(env.terminations.values()):
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        actions.append(int(rng.choice(legal)))
+        env.step(actions[-1])
+    env.reset(seed=seed)
+    for action in actions[: max(0, len(actions) - before_end)]:
+        env.step(action)
+    return env
+
+
+def _go_on(vec: KiauliaganysVector, slot: int, env: Any, rng: np.random.Generator) -> int:
+    """Step the slot and the env with the same random actions to the episode's end, comparing
+    every step; returns the steps."""
+    n = vec.num_envs
+    steps = 0
+    while True:
+        agent = env.agent_selection
+        seen = env.observe(agent)
+        where = f"step {steps} after the load"
+        assert vec.agent[slot] == env.agent_name_mapping[agent], where
+        assert np.array_equal(vec.obs[slot], seen["observation"]), (
+            f"{where}: {np.flatnonzero(vec.obs[slot] != seen['observation']).tolist()}"
+        )
+        assert np.array_equal(vec.mask[slot], seen["action_mask"]), where
+        actions = random_actions(vec.mask, rng)
+        rewards = np.zeros((n, vec.num_players), dtype=np.float32)
+        terminated = np.zeros(n, dtype=bool)
+        vec.step(actions, rewards, terminated)
+        env.step(int(actions[slot]))
+        steps += 1
+        want = np.array([env.rewards[a] for a in env.possible_agents], dtype=np.float32)
+        assert np.array_equal(rewards[slot], want), where
+        assert terminated[slot] == all(env.terminations.values()), where
+        if terminated[slot]:
+            result = env.infos[env.possible_agents[0]]["result"]
+            assert vec.results(np.array([slot])) == [result]
+            return steps
+        ended = np.flatnonzero(terminated)
+        vec.reset_slots(ended, ended + 1000)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"num_players": 2, "repetition": 2}, {"num_players": 3, "match_years": 6}],
+    ids=_variant_id,
+)
+def test_a_state_loaded_late_in_a_deal_goes_on_as_the_env(options):
+    # G10a records past the first room of a row (it grows), face-up cards, not_suit, and in a
+    # match the years and the generator that shuffles the next deals (G11)
+    rng = np.random.default_rng(11)
+    grown = 0
+    for seed in range(4):
+        env = _late_env(options, seed, before_end=6)
+        vec = KiauliaganysVector(3, options)
+        vec.reset_slots(np.array([0, 1]), np.array([seed + 100, seed + 200]))
+        start = vec.state_bytes()
+        vec.load_state(2, env.game_state)
+        grown += vec.state_bytes() > start
+        assert _go_on(vec, 2, env, rng) >= 1
+    if options.get("repetition") == 2 or not options:
+        assert grown, f"no loaded state had more than {START_RECORDS} G10a records"
+
+
+def test_a_row_holds_about_4_kb_until_a_deal_needs_more_g10a_records():
+    venv = vector.make("kiauliaganys", num_envs=8, seed=0)
+    venv.reset()
+    assert venv.state_bytes() <= 4400
+    impl = venv.impl
+    assert impl.state.flags.c_contiguous and impl.state.shape[0] == 8
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        venv.step(random_actions(venv.impl.mask, rng))
+    assert venv.state_bytes() > 4400  # random deals cycle long once the table is empty
+
+
+def test_the_same_seed_deals_the_same_batch_and_another_seed_other_deals():
+    a = vector.make("kiauliaganys", num_envs=6, seed=3)
+    b = vector.make("kiauliaganys", num_envs=6, seed=3)
+    c = vector.make("kiauliaganys", num_envs=6, seed=4)
+    (obs_a, info_a), (obs_b, info_b), (obs_c, _) = a.reset(), b.reset(), c.reset()
+    assert np.array_equal(info_a["seed"], info_b["seed"])
+    assert np.array_equal(obs_a["observation"], obs_b["observation"])
+    assert np.array_equal(a.impl.state, b.impl.state)
+    assert not np.array_equal(obs_a["observation"], obs_c["observation"])
+
+
+def test_options_are_checked_as_the_env_checks_them():
+    with pytest.raises(ValueError, match=r"unknown keyword.*'colour'.*allowed: num_players"):
+        KiauliaganysVector(2, {"colour": "red"})
+    bad_options = (
+        {"num_players": 7},
+        {"deck": "36", "num_players": 5},
+        {"repetition": 1},
+        {"reward": "points"},
+        {"max_turns": 0},
+    )
+    for bad in bad_options:
+        with pytest.raises(ValueError) as vec_error:
+            KiauliaganysVector(2, bad)
+        with pytest.raises(ValueError) as env_error:
+            kiauliaganys_v0.raw_env(**bad)
+        assert str(vec_error.value) == str(env_error.value)
+
+
+def test_load_state_refuses_another_configuration_and_other_objects():
+    env = kiauliaganys_v0.raw_env(num_players=3)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match="configuration"):
+        KiauliaganysVector(1, {}).load_state(0, env.game_state)
+    with pytest.raises(TypeError, match=r"rules\.State"):
+        KiauliaganysVector(1, {}).load_state(0, {"hands": []})
+
+
+def test_waiting_slots_keep_their_deal_and_the_others_move_as_in_a_full_step():
+    # VectorEnv.step(active=…): the kernel skips the slots whose action is -1 (partial_steps)
+    full = vector.make("kiauliaganys", num_envs=6, seed=9)
+    half = vector.make("kiauliaganys", num_envs=6, seed=9)
+    full.reset(), half.reset()
+    rng = np.random.default_rng(9)
+    even = np.arange(6) % 2 == 0
+    compared = 0
+    for _ in range(400):
+        same = half.impl.obs.copy() == full.impl.obs
+        actions = np.where(same.all(axis=1), random_actions(full.impl.mask, rng), -1)
+        _, rewards, _, _, info = full.step(actions, active=actions >= 0)
+        before = half.impl.obs[~even].copy()
+        _, first, ended, _, _ = half.step(actions, active=even & (actions >= 0))
+        assert np.array_equal(half.impl.obs[~even], before)
+        assert not first[~even].any() and not ended[~even].any()
+        _, second, _, _, half_info = half.step(actions, active=~even & (actions >= 0))
+        assert np.array_equal(first + second, rewards)
+        # a slot whose episode ended may be dealt another seed (seeds go to the slots that end
+        # in one call in slot order): from then on it is left out
+        kept = (half_info["seed"] == info["seed"]) & (actions >= 0)
+        assert np.array_equal(half.impl.obs[kept], full.impl.obs[kept])
+        assert np.array_equal(half_info["agent"][kept], info["agent"][kept])
+        compared += int(kept.sum())
+    assert compared > 1000
