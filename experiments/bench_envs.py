@@ -11,11 +11,13 @@ holds on a noisy shared machine.
     python -m experiments.bench_envs --seconds 5
 
 ``--engine`` measures the playout engines instead (:mod:`experiments.bench_engine`): random
-playouts of whole deals, each game's compiled twin against its Python engine.
+playouts of whole deals, each game's compiled twin against its Python engine. ``--vector``
+measures the batched envs (:mod:`experiments.bench_vector`).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from dataclasses import dataclass
 
@@ -126,12 +128,41 @@ def main(argv: list[str] | None = None) -> int:
         default=10,
         help="with --train: games labelled by the warm start's teacher",
     )
-    parser.add_argument("--json", default=None, help="with --train: also write the report here")
+    parser.add_argument(
+        "--vector",
+        action="store_true",
+        help="benchmark the batched envs (kiaule_env.vector) at several batch sizes, beside the "
+        "PettingZoo API path and OpenSpiel's hearts, euchre and spades (experiments.bench_vector)",
+    )
+    parser.add_argument(
+        "--batches",
+        type=_batches,
+        default=None,
+        help="with --vector: comma-separated batch sizes (default 1,64,1024,4096)",
+    )
+    parser.add_argument(
+        "--no-compile-time",
+        action="store_true",
+        help="with --vector: skip the compile-time measurement (two fresh processes)",
+    )
+    parser.add_argument(
+        "--json", default=None, help="with --train or --vector: also write the report here"
+    )
     args = parser.parse_args(argv)
     if args.compile_time and not args.engine:
         parser.error("--compile-time goes with --engine")
-    if args.engine and args.train:
-        parser.error("choose one of --engine and --train")
+    if sum((args.engine, args.train, args.vector)) > 1:
+        parser.error("choose one of --engine, --train and --vector")
+    if (args.batches or args.no_compile_time) and not args.vector:
+        parser.error("--batches and --no-compile-time go with --vector")
+    if args.vector:
+        from experiments import bench_vector
+
+        games = args.games or bench_vector.vector_games()
+        batches = args.batches or bench_vector.BATCHES
+        return bench_vector.main(
+            games, args.seconds, batches, args.json, compile_time=not args.no_compile_time
+        )
     games = args.games or [g for g in GAMES if _available(g)]
     if args.train:
         from experiments import bench_train
@@ -157,6 +188,19 @@ def _engine_main(parser: Parser, games: list[str], seconds: float, compile_time:
         for game, (first, cached) in bench_engine.compile_times(compiled).items():
             print(f"| {game} | {first:.2f} | {cached:.2f} |")
     return 0
+
+
+def _batches(text: str) -> tuple[int, ...]:
+    """``--batches``: positive integers separated by commas."""
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected positive integers separated by commas, like 1,64,1024; got {text!r}"
+        )
+    return sizes
 
 
 def _available(name: str) -> bool:

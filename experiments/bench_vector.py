@@ -1,0 +1,257 @@
+"""Batched-env benchmark: agent-steps/s with observations, batched envs beside the others.
+
+``kiaule bench --vector`` measures, for every game with a batched env
+(:mod:`kiaule_env.vector`), at batch sizes 1, 64, 1024 and 4096: ``venv.step`` with uniformly
+random legal actions drawn with numpy from the masks (:func:`kiaule_env.vector.random_legal`,
+counted in the time), in agent-steps/s, every step producing every slot's observation and mask.
+In the same run it measures the PettingZoo API path of each game (``kiaule bench``'s loop:
+``<game>_v0.env()``, Pig's ``parallel_env()``, observation every step) and, when ``open_spiel``
+is installed, OpenSpiel's C++ hearts, euchre and spades driven from Python with an observation
+every step (``legal_actions``, a random choice, the tensor of the player to act — the
+observation tensor, or the information-state tensor where a game offers only that (hearts,
+euchre) — and ``apply_action``; chance nodes sampled and not counted), so the ratios hold on a
+shared machine.
+
+Each batched env is warmed up (compiled, or loaded from numba's cache) before its timing; the
+compile time is measured apart, in fresh processes: the first use with an empty numba cache
+(``NUMBA_CACHE_DIR`` pointed at a new folder) and a start with the cache that run filled. The
+state bytes per slot are the game's compiled state (besides the observation buffers).
+
+    kiaule bench --vector --seconds 2
+    kiaule bench --vector kozel --batches 1024 --json vector.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments.outdir import write_atomic
+from kiaule_env import GAMES, vector
+
+#: the batch sizes measured by default
+BATCHES = (1, 64, 1024, 4096)
+#: OpenSpiel's C++ trick-taking games measured beside the batched envs
+OPENSPIEL_GAMES = ("hearts", "euchre", "spades")
+
+
+@dataclass
+class Row:
+    """One measured cell: ``path`` is ``"vector"``, ``"pettingzoo"`` or ``"openspiel"``."""
+
+    env: str
+    path: str
+    batch: int
+    steps: int
+    seconds: float
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.seconds
+
+
+@dataclass
+class GameFacts:
+    """Per game: compiled state bytes per slot and compile times (None: not measured)."""
+
+    game: str
+    options: dict[str, Any]
+    state_bytes: int
+    compile_first_s: float | None = None
+    compile_cached_s: float | None = None
+
+
+def vector_games() -> list[str]:
+    """The games with a batched env."""
+    return vector.games()
+
+
+def measure_vector(game: str, batch: int, seconds: float, seed: int = 0) -> Row:
+    """Random legal play on ``vector.make(game, batch, **bench_options)`` for ``seconds``."""
+    options = dict(GAMES[game].bench_options)
+    venv = vector.make(game, num_envs=batch, seed=seed, **options)
+    rng = np.random.default_rng(seed)
+    obs, _ = venv.reset()
+    for _ in range(3):  # compile, or load numba's cache, outside the timing
+        obs, *_ = venv.step(vector.random_legal(obs["action_mask"], rng))
+    steps = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        for _ in range(16):
+            obs, *_ = venv.step(vector.random_legal(obs["action_mask"], rng))
+        steps += 16 * batch
+        elapsed = time.perf_counter() - start
+    return Row(_label(game), "vector", batch, steps, elapsed)
+
+
+def measure_pettingzoo(game: str, seconds: float, seed: int = 0) -> Row:
+    """``kiaule bench``'s public-API loop on the game's env with its bench options."""
+    from experiments.bench_envs import bench
+
+    descriptor = GAMES[game]
+    module = descriptor.load()
+    make = module.parallel_env if descriptor.parallel else module.env
+    options = dict(descriptor.bench_options)
+    result = bench(game, lambda: make(**options), seconds, seed)
+    api = "parallel_env()" if descriptor.parallel else "env()"
+    return Row(f"{game}_v{descriptor.version}.{api}", "pettingzoo", 1, result.steps, result.seconds)
+
+
+def measure_openspiel(name: str, seconds: float, seed: int = 0) -> Row:
+    """Random play of OpenSpiel's ``name`` from Python, observing the player to act every step."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    kind = game.get_type()
+    # hearts and euchre offer only the information-state tensor, spades only the observation
+    observe = (
+        "observation_tensor" if kind.provides_observation_tensor else "information_state_tensor"
+    )
+    rng = random.Random(seed)
+    steps = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, probs)[0])
+                continue
+            getattr(state, observe)(state.current_player())
+            state.apply_action(rng.choice(state.legal_actions()))
+            steps += 1
+        elapsed = time.perf_counter() - start
+    return Row(f"OpenSpiel {name}", "openspiel", 1, steps, elapsed)
+
+
+def openspiel_available() -> bool:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+_COMPILE_PROBE = """
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+from kiaule_env import GAMES, vector
+out = {}
+for game in sys.argv[1:]:
+    t = time.perf_counter()
+    venv = vector.make(game, num_envs=8, seed=0, **GAMES[game].bench_options)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        obs, *_ = venv.step(vector.random_legal(obs["action_mask"], rng))
+    out[game] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
+
+def compile_times(games: list[str]) -> dict[str, tuple[float, float]]:
+    """Per game, seconds from ``make`` to a few steps in a fresh process: with an empty numba
+    cache (first use: compilation), then with the cache that run filled."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        runs = []
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-c", _COMPILE_PROBE, *games],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return {g: (runs[0][g], runs[1][g]) for g in games}
+
+
+def run(
+    games: list[str],
+    seconds: float,
+    batches: tuple[int, ...] = BATCHES,
+    openspiel: bool = True,
+    compile_time: bool = True,
+) -> tuple[list[Row], list[GameFacts]]:
+    """Every measurement of the report, in one process (the compile times in fresh ones)."""
+    rows: list[Row] = []
+    if openspiel and openspiel_available():
+        rows += [measure_openspiel(name, seconds) for name in OPENSPIEL_GAMES]
+    facts = []
+    for game in games:
+        rows.append(measure_pettingzoo(game, seconds))
+        rows += [measure_vector(game, batch, seconds) for batch in batches]
+        options = dict(GAMES[game].bench_options)
+        size = vector.make(game, num_envs=1, **options).state_bytes()
+        facts.append(GameFacts(game, options, size))
+    if compile_time and games:
+        times = compile_times(games)
+        for fact in facts:
+            fact.compile_first_s, fact.compile_cached_s = times[fact.game]
+    return rows, facts
+
+
+def format_report(rows: list[Row], facts: list[GameFacts]) -> str:
+    """The speed table (× the best OpenSpiel game when measured) and the per-game facts."""
+    best = max((r.steps_per_s for r in rows if r.path == "openspiel"), default=None)
+    head = "| env | batch | agent-steps/s |" + (" × best OpenSpiel |" if best else "")
+    lines = [head, "|---|---:|---:|" + ("---:|" if best else "")]
+    for r in rows:
+        line = f"| {r.env} | {r.batch if r.path == 'vector' else '—'} | {r.steps_per_s:,.0f} |"
+        lines.append(line + (f" {r.steps_per_s / best:.2f} |" if best else ""))
+    lines += ["", "| game | state bytes / slot | compile, empty cache (s) | cached start (s) |"]
+    lines.append("|---|---:|---:|---:|")
+    for f in facts:
+        first = "—" if f.compile_first_s is None else f"{f.compile_first_s:.2f}"
+        cached = "—" if f.compile_cached_s is None else f"{f.compile_cached_s:.2f}"
+        lines.append(f"| {_label(f.game)} | {f.state_bytes:,} | {first} | {cached} |")
+    return "\n".join(lines)
+
+
+def to_json(rows: list[Row], facts: list[GameFacts]) -> dict[str, Any]:
+    return {
+        "rows": [{**asdict(r), "steps_per_s": r.steps_per_s} for r in rows],
+        "games": [asdict(f) for f in facts],
+    }
+
+
+def main(
+    games: list[str],
+    seconds: float,
+    batches: tuple[int, ...],
+    json_path: str | None,
+    compile_time: bool = True,
+) -> int:
+    """``kiaule bench --vector``: print the report; ``json_path`` also gets it as JSON."""
+    missing = [g for g in games if not GAMES[g].vector]
+    if missing:
+        raise ValueError(
+            f"no batched env for {', '.join(missing)}; games with one: "
+            f"{', '.join(vector_games()) or 'none'}"
+        )
+    if json_path and Path(json_path).exists():
+        raise ValueError(f"--json {json_path}: the file exists; name a new file")
+    rows, facts = run(games, seconds, batches, compile_time=compile_time)
+    print(format_report(rows, facts))
+    if json_path:
+        write_atomic(json_path, json.dumps(to_json(rows, facts), indent=2) + "\n")
+    return 0
+
+
+def _label(game: str) -> str:
+    options = dict(GAMES[game].bench_options)
+    return f"{game} {options}" if options else game
