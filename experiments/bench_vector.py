@@ -36,8 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from agents.random_agent import RandomAgent
 from experiments.outdir import write_atomic
 from kiaule_env import GAMES, vector
+from kiaule_env.core.play import play_episode
 
 #: the batch sizes measured by default
 BATCHES = (1, 64, 1024, 4096)
@@ -96,16 +98,21 @@ def measure_vector(game: str, batch: int, seconds: float, seed: int = 0) -> Row:
 
 
 def measure_pettingzoo(game: str, seconds: float, seed: int = 0) -> Row:
-    """``kiaule bench``'s public-API loop on the game's env with its bench options."""
-    from experiments.bench_envs import bench
-
+    """``kiaule bench``'s public-API loop (``play_episode(..., api=True)``: ``last`` and the
+    observation every step) on the game's env with its bench options."""
     descriptor = GAMES[game]
     module = descriptor.load()
     make = module.parallel_env if descriptor.parallel else module.env
-    options = dict(descriptor.bench_options)
-    result = bench(game, lambda: make(**options), seconds, seed)
+    env = make(**dict(descriptor.bench_options))
+    players = [RandomAgent(game, seed)] * len(env.possible_agents)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += play_episode(env, players, seed=seed + games, api=True).steps
+        games += 1
     api = "parallel_env()" if descriptor.parallel else "env()"
-    return Row(f"{game}_v{descriptor.version}.{api}", "pettingzoo", 1, result.steps, result.seconds)
+    label = f"{game}_v{descriptor.version}.{api}"
+    return Row(label, "pettingzoo", 1, steps, time.perf_counter() - start)
 
 
 def measure_openspiel(name: str, seconds: float, seed: int = 0) -> Row:
