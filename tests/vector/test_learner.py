@@ -112,3 +112,29 @@ def test_sb3_vec_env_offers_masks_to_maskable_ppo(monkeypatch) -> None:
     assert model.num_timesteps >= 256
     env.seed(5)
     assert np.array_equal(env.reset(), obs)  # seeded: the same batch again
+
+
+def test_single_learner_on_kozel_plays_a_team_and_maskable_ppo_learns_on_it() -> None:
+    """The real Kozel batch (K1: seats 0 and 2 are partners and share their reward): the
+    learner is to act in every slot after every call, its reward is the team's, and
+    ``MaskablePPO`` trains through the SB3 adapter (an illegal masked move would raise)."""
+    pytest.importorskip("numba")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from kiaule_env.vector.sb3 import SB3VecEnv
+
+    venv = vector.make("kozel", num_envs=32, seed=0)
+    env = vector.SingleLearner(venv, [0, 2], vector.random_opponent(0))
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    ends = 0
+    for _ in range(60):
+        assert np.isin(info["agent"], [0, 2]).all()
+        obs, reward, term, trunc, info = env.step(vector.random_legal(obs["action_mask"], rng))
+        assert not reward[~(term | trunc)].any()  # Kozel pays at the game's end (K15)
+        ends += int(term.sum())
+    assert ends > 10
+    model = MaskablePPO("MlpPolicy", SB3VecEnv(env), n_steps=16, batch_size=128, n_epochs=1, seed=0)
+    model.learn(512)
+    assert model.num_timesteps >= 512
