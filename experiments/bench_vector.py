@@ -7,9 +7,9 @@ counted in the time), in agent-steps/s, every step producing every slot's observ
 In the same run it measures the PettingZoo API path of each game (``kiaule bench``'s loop:
 ``<game>_v0.env()``, Pig's ``parallel_env()``, observation every step) and, when ``open_spiel``
 is installed, OpenSpiel's C++ hearts, euchre and spades driven from Python with an observation
-every step (``legal_actions``, a random choice, the tensor of the player to act — the
-observation tensor, or the information-state tensor where a game offers only that (hearts,
-euchre) — and ``apply_action``; chance nodes sampled and not counted), so the ratios hold on a
+every step (``make_observation(...).set_from`` for the player to act — the observation, or the
+information state where a game offers only that (hearts, euchre) —, ``legal_actions``, a random
+choice and ``apply_action``; chance nodes sampled and not counted), so the ratios hold on a
 shared machine.
 
 Each batched env is warmed up (compiled, or loaded from numba's cache) before its timing; the
@@ -116,15 +116,12 @@ def measure_pettingzoo(game: str, seconds: float, seed: int = 0) -> Row:
 
 
 def measure_openspiel(name: str, seconds: float, seed: int = 0) -> Row:
-    """Random play of OpenSpiel's ``name`` from Python, observing the player to act every step."""
+    """Random play of OpenSpiel's ``name`` from Python, observing the player to act every step
+    through ``make_observation`` (the tensor written in place, in C++)."""
     import pyspiel
 
     game = pyspiel.load_game(name)
-    kind = game.get_type()
-    # hearts and euchre offer only the information-state tensor, spades only the observation
-    observe = (
-        "observation_tensor" if kind.provides_observation_tensor else "information_state_tensor"
-    )
+    observer = _observer(game)
     rng = random.Random(seed)
     steps = 0
     start = time.perf_counter()
@@ -133,14 +130,34 @@ def measure_openspiel(name: str, seconds: float, seed: int = 0) -> Row:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(rng.choices(outcomes, probs)[0])
+                state.apply_action(_chance(state.chance_outcomes(), rng.random()))
                 continue
-            getattr(state, observe)(state.current_player())
-            state.apply_action(rng.choice(state.legal_actions()))
+            observer.set_from(state, state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
             steps += 1
         elapsed = time.perf_counter() - start
     return Row(f"OpenSpiel {name}", "openspiel", 1, steps, elapsed)
+
+
+def _observer(game: Any) -> Any:
+    """The game's observation, or its information state where it offers only that (hearts,
+    euchre: ``make_observation`` with perfect recall)."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    if game.get_type().provides_observation_tensor:
+        return make_observation(game)
+    return make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+
+
+def _chance(outcomes: list[tuple[int, float]], u: float) -> int:
+    """The chance outcome ``u`` (uniform in [0, 1)) falls on."""
+    for action, probability in outcomes:
+        u -= probability
+        if u < 0:
+            return action
+    return outcomes[-1][0]
 
 
 def openspiel_available() -> bool:
