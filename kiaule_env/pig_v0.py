@@ -193,6 +193,7 @@ GAME = GameDescriptor(
     benchmark_games=4000,
     benchmark_note="4 players, one round; reward −1 pig, +1/3 others (P9)",
     small_options={"num_players": 3},
+    vector="kiaule_env.pig.vector:PigVector",
     openspiel=OpenSpielBridge(
         fixed={"game": "round"},  # P5: one round, every random event a chance node
         hidden=("letters",),  # P7: full games only
