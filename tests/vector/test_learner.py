@@ -138,3 +138,22 @@ def test_single_learner_on_kozel_plays_a_team_and_maskable_ppo_learns_on_it() ->
     model = MaskablePPO("MlpPolicy", SB3VecEnv(env), n_steps=16, batch_size=128, n_epochs=1, seed=0)
     model.learn(512)
     assert model.num_timesteps >= 512
+
+
+def test_single_learner_on_pig_waits_through_the_simultaneous_step() -> None:
+    """Pig (P2) is presented one seat at a time: after each learner move the three other seats
+    of the same passing step move, and the learner is to act again; a round pays at its end
+    (P9: the pig −1, the others +1/3; P4: 0 for a capped round without a pig)."""
+    pytest.importorskip("numba")
+    venv = vector.make("pig", num_envs=32, seed=0, num_players=4)
+    env = vector.SingleLearner(venv, [0], vector.random_opponent(0))
+    obs, info = env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    payouts = set()
+    for _ in range(150):
+        assert (info["agent"] == 0).all()
+        obs, reward, term, trunc, info = env.step(vector.random_legal(obs["action_mask"], rng))
+        assert not reward[~term].any() and not trunc.any()
+        payouts |= {round(float(r), 6) for r in reward[term]}
+    assert payouts and payouts <= {-1.0, round(1 / 3, 6), 0.0}
+    assert -1.0 in payouts and round(1 / 3, 6) in payouts
