@@ -143,11 +143,21 @@ class ElgetaVector:
         with its observation, mask and seat to act written."""
         slots = np.ascontiguousarray(slots, dtype=np.int64)
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-        _reset_all(
-            self.state, slots, seeds, self._suits, self._ranks, self._header(), self._key_words
-        )
-        for slot in slots.tolist():
-            self._write(slot)
+        deal = self._suits, self._ranks, self._header(), self._key_words
+        _reset_all(self.state, slots, seeds, *deal, self.obs, self.agent, *self._tables())
+        self.mask[slots] = 1
+
+    def deal_piles(self, slot: int, piles: list[list[int]]) -> None:
+        """A new game in ``slot`` from stacked ``piles`` (card ids, top first; ``reset``'s
+        ``options["piles"]``, parsed), through the same compiled start as ``reset_slots``."""
+        flat = np.zeros((MAX_SEATS, MAX_CARDS), dtype=np.int64)
+        for seat, pile in enumerate(piles):
+            flat[seat, : len(pile)] = pile
+        lengths = np.array([len(p) for p in piles] + [0] * (MAX_SEATS - len(piles)), np.int64)
+        scratch = np.zeros((2, WORDS), dtype=np.int64)
+        _new_game(self.state[slot], flat, lengths, self._header(), self._key_words, scratch)
+        self.agent[slot] = _write_obs(self.state[slot], self.obs[slot], *self._tables())
+        self.mask[slot] = 1
 
     def _header(self) -> np.ndarray:
         """(num_players, max_tricks, stop_on_all_aces, aces in play) of the configuration."""
@@ -222,18 +232,24 @@ def _reset_all(
     ranks: np.ndarray,
     header: np.ndarray,
     words: int,
+    obs: np.ndarray,
+    agent: np.ndarray,
+    position: np.ndarray,
+    fraction: np.ndarray,
+    depth: np.ndarray,
 ) -> None:
-    """New games in ``slots``, each dealt as ``rules.deal_piles`` with
-    ``default_rng(seed)`` (E2): three players draw ``integers(4)`` for the suit left out, then
-    every seat, seat 0 first, gets its suits' cards (suit-major, ranks ascending) in the order
-    of one ``permutation``. The generator lives in a scratch row: Elgeta draws nothing after
-    the deal."""
+    """New games in ``slots`` and their observations and seats to act; each dealt as
+    ``rules.deal_piles`` with ``default_rng(seed)`` (E2): three players draw ``integers(4)``
+    for the suit left out, then every seat, seat 0 first, gets its suits' cards (suit-major,
+    ranks ascending) in the order of one ``permutation``. The generator lives in a scratch row:
+    Elgeta draws nothing after the deal."""
     n = header[0]
     gen = np.zeros(rng.RNG_WORDS, dtype=np.int64)
     piles = np.zeros((MAX_SEATS, MAX_CARDS), dtype=np.int64)
     lengths = np.zeros(MAX_SEATS, dtype=np.int64)
     cards = np.zeros(MAX_CARDS, dtype=np.int64)
     order = np.zeros(MAX_CARDS, dtype=np.int64)
+    scratch = np.zeros((2, state.shape[1]), dtype=np.int64)
     for k in range(slots.shape[0]):
         rng.seed(gen, 0, seeds[k])
         left = rng.integers(gen, 0, 4) if n == 3 else 0
@@ -250,16 +266,22 @@ def _reset_all(
             for i in range(count):
                 piles[seat, i] = cards[order[i]]
             lengths[seat] = count
-        _new_game(state[slots[k]], piles, lengths, header, words)
+        slot = slots[k]
+        _new_game(state[slot], piles, lengths, header, words, scratch)
+        agent[slot] = _write_obs(state[slot], obs[slot], position, fraction, depth)
 
 
 @_jit
 def _new_game(
-    s: np.ndarray, piles: np.ndarray, lengths: np.ndarray, header: np.ndarray, words: int
+    s: np.ndarray,
+    piles: np.ndarray,
+    lengths: np.ndarray,
+    header: np.ndarray,
+    words: int,
+    scratch: np.ndarray,
 ) -> None:
     """A fresh game in row ``s`` (``rules.new_deal``): the piles all unseen (E2), ``player_0``
-    leads (E3), and the trick at which E8 repetition would end it, from the look-ahead with the
-    first position as the history."""
+    leads (E3), and the trick at which E8 repetition would end it (``CYCLE_AT``)."""
     s[:] = 0
     n = header[0]
     s[twin.NUM_PLAYERS] = n
@@ -278,9 +300,60 @@ def _new_game(
         s[twin.QUEUE + seat] = seat
     s[twin.QUEUE_LEN] = n
     s[ROUNDS] = 1
-    history = np.zeros((1, words), dtype=np.int64)
+    if _ends_without_repeating(s, scratch[0], scratch[1]):
+        return
+    history = np.zeros((1, words), dtype=np.int64)  # the first trick's position (rules)
     twin._position_key(s, history[0])
     s[twin.CYCLE_AT] = twin._cycle_at(s, history)
+
+
+@_jit
+def _ends_without_repeating(s: np.ndarray, t: np.ndarray, saved: np.ndarray) -> bool:
+    """Whether the game from the fresh row ``s`` ends (E5, E7, all aces) within its cap with
+    no position repeating (E8), so that ``CYCLE_AT`` is 0: the usual case, found cheaply.
+
+    Plays a copy ``t`` with the twin's rules (cycle check and cap off) and watches for a
+    repeated trick-start position with Brent's method, comparing each with one saved position
+    (``saved``) instead of keeping them all. A game after a repetition repeats forever (no
+    decisions, no chance), so a copy that ends had none. ``False`` when Brent finds a
+    repetition or the cap is reached first: then the exact look-ahead (the twin's
+    ``_cycle_at``) finds the trick it ends at."""
+    t[:] = s
+    t[twin.MAX_TRICKS] = twin.NO_CAP
+    cap = s[twin.MAX_TRICKS]
+    dummy = np.zeros(MAX_SEATS, dtype=np.float64)
+    saved[:] = t
+    power = lam = 1
+    while True:
+        twin._play_card(t, dummy)
+        if t[twin.OVER] != 0:
+            return True
+        if t[twin.TRICK_LEN] != 0:
+            continue  # mid-trick (a new trick starts with an empty table)
+        if t[twin.TRICKS] >= cap or _same_position(t, saved):
+            return False
+        if lam == power:
+            saved[:] = t
+            power *= 2
+            lam = 0
+        lam += 1
+
+
+@_jit
+def _same_position(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two trick-start rows have the same E8 position (leader and every pile)."""
+    if a[twin.LEADER] != b[twin.LEADER]:
+        return False
+    n = a[twin.NUM_PLAYERS]
+    for seat in range(n):
+        if a[twin.PILE_LEN + seat] != b[twin.PILE_LEN + seat]:
+            return False
+    for seat in range(n):
+        base = twin.PILES + seat * MAX_CARDS
+        for i in range(a[twin.PILE_LEN + seat]):
+            if a[base + i] != b[base + i]:
+                return False
+    return True
 
 
 @_jit
@@ -350,30 +423,35 @@ def _write_obs(
     n = s[twin.NUM_PLAYERS]
     size = fraction.shape[0] - 1
     me = s[twin.QUEUE + s[twin.QUEUE_POS]]
-    for j in range(o.shape[0]):
-        o[j] = 0.0
+    o[:] = 0.0
     unseen = 4 * n
     known = unseen + n * size
     trick = known + n * size
     newest = trick + n * size
     for rel in range(n):
-        seat = (me + rel) % n
+        seat = me + rel
+        if seat >= n:
+            seat -= n
         count = s[twin.PILE_LEN + seat]
         o[rel] = fraction[count]
         if s[twin.STILL_IN + seat] != 0:
             o[n + rel] = 1.0
         base = twin.PILES + seat * MAX_CARDS
         top = s[UNSEEN + seat]
+        cells = unseen + rel * size
         for j in range(top):  # the set of unseen cards (E2)
-            o[unseen + rel * size + position[s[base + j]]] = 1.0
+            o[cells + position[s[base + j]]] = 1.0
+        cells = known + rel * size
         for j in range(top, count):  # seen going under the pile (E6): (depth + 1) / size
-            o[known + rel * size + position[s[base + j]]] = depth[j + 1]
+            o[cells + position[s[base + j]]] = depth[j + 1]
     o[2 * n] = 1.0  # to_act: the observer
-    o[3 * n + (s[twin.LEADER] - me) % n] = 1.0
+    lead = s[twin.LEADER] - me
+    o[3 * n + (lead + n if lead < 0 else lead)] = 1.0
     round_start = s[twin.ROUND_START]
     for j in range(s[twin.TRICK_LEN]):
         card = position[s[twin.TRICK + j]]
-        o[trick + ((s[TRICK_SEATS + j] - me) % n) * size + card] = 1.0
+        rel = s[TRICK_SEATS + j] - me
+        o[trick + (rel + n if rel < 0 else rel) * size + card] = 1.0
         if j >= round_start:
             o[newest + card] = 1.0
     o[newest + size] = (s[ROUNDS] - 1) / size

@@ -23,10 +23,10 @@ pytest.importorskip("numba")
 
 import kiaule_env
 from kiaule_env import elgeta_v0
-from kiaule_env.elgeta import rules, sampling
+from kiaule_env.elgeta import compiled, rules, sampling
 from kiaule_env.elgeta.vector import WORDS, ElgetaVector
 from tests.elgeta.helpers import new_env
-from tests.elgeta.test_compiled import CAPPED, SCENARIOS, VARIANTS, _variant_id
+from tests.elgeta.test_compiled import CAPPED, SCENARIOS, VARIANTS, _random_split, _variant_id
 
 GAME = kiaule_env.get_game("elgeta")
 _CONFIG = os.path.join(os.path.dirname(__file__), "../../experiments/configs/elgeta.yaml")
@@ -125,6 +125,39 @@ def test_E5_E8_stacked_scenarios_agree_step_by_step(name):
     while not len(_step_both(vec, [env], f"{name} step {steps}")):
         steps += 1
         _same(vec, 0, env, f"{name} step {steps}")
+
+
+@pytest.mark.parametrize("options", VARIANTS + CAPPED, ids=_variant_id)
+def test_E8_a_new_game_is_the_twins_encoding_of_the_engines_deal(options):
+    # the compiled start (reset_slots' and deal_piles') finds the E8 repetition with Brent's
+    # method and falls back on the exact look-ahead: stacked splits and the scenarios cycle,
+    # reach the cap and end every way, unlike random suit deals
+    engine = GAME.make_engine(**options)
+    rng = np.random.default_rng(11)
+    decks = [_random_split(engine.config, rng) for _ in range(12)]
+    decks += [piles for piles, opts, _, _ in SCENARIOS.values() if opts == options]
+    vec = ElgetaVector(1, options)
+    for piles in decks:
+        state = engine.new_episode(rng, {"piles": piles})
+        vec.deal_piles(0, [list(pile) for pile in state.piles])
+        assert np.array_equal(vec.state[0, : compiled.SIZE], compiled.encode(state)), piles
+        loaded = ElgetaVector(1, options)
+        loaded.load_state(0, state)
+        assert np.array_equal(vec.state, loaded.state) and np.array_equal(vec.obs, loaded.obs)
+
+
+def test_E8_cycles_found_at_the_start_end_the_game_as_the_env():
+    piles = SCENARIOS["E8_cycle"][0]
+    options = SCENARIOS["E8_cycle"][1]
+    env = new_env(piles, **options)
+    vec = ElgetaVector(1, options)
+    vec.deal_piles(0, [list(pile) for pile in env.game_state.piles])
+    assert vec.state[0, compiled.CYCLE_AT] == 27
+    steps = 0
+    while not len(_step_both(vec, [env], f"step {steps}")):
+        steps += 1
+        _same(vec, 0, env, f"step {steps}")
+    assert vec.results(np.array([0]))[0]["cycle"]
 
 
 @pytest.mark.parametrize("options", VARIANTS[:4], ids=_variant_id)
