@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trailing-zeros
 
 from kiaule_env.cards import SUITS
 from kiaule_env.core.options import check_keywords
@@ -148,10 +149,6 @@ def _offsets() -> np.ndarray:
 _POS: np.ndarray = DECK.position[compiled.CARD_OF_INDEX].astype(np.int64)
 #: kozel index of every canonical deck position (what ``permutation(36)`` indexes)
 _KOZ_OF_POS: np.ndarray = CARD_INDEX[np.array(DECK.cards)].astype(np.int64)
-#: bit index of ``1 << k`` from ``(1 << k) % 37`` (2 is a primitive root mod 37, k < 36)
-_BIT_OF_MOD37: np.ndarray = np.full(37, -1, dtype=np.int64)
-for _k in range(36):
-    _BIT_OF_MOD37[(1 << _k) % 37] = _k
 
 
 def _ratios(denominator: int) -> np.ndarray:
@@ -169,9 +166,8 @@ def _points(cards: int) -> int:
     """K11 points of the cards of a mask."""
     total = 0
     while cards:
-        low = cards & -cards
-        total += POINTS_OF_INDEX[_BIT_OF_MOD37[low % 37]]
-        cards ^= low
+        total += POINTS_OF_INDEX[trailing_zeros(cards)]
+        cards &= cards - 1
     return total
 
 
@@ -395,9 +391,8 @@ def _step_row(s: np.ndarray, move: np.ndarray, rewards: np.ndarray, perm: np.nda
 def _ones(o: np.ndarray, base: int, cards: int, value: float, pos: np.ndarray) -> None:
     """``o[base + position of card] = value`` for every card of the mask."""
     while cards:
-        low = cards & -cards
-        o[base + pos[_BIT_OF_MOD37[low % 37]]] = value
-        cards ^= low
+        o[base + pos[trailing_zeros(cards)]] = value
+        cards &= cards - 1
 
 
 @njit(cache=True)
@@ -623,21 +618,8 @@ class KozelVector:
 
     def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
         """K16: the result dicts (``infos[agent]["result"]``) of the episodes just ended."""
-        return [self._result(self.state[int(i)]) for i in slots]
-
-    def _result(self, s: np.ndarray) -> dict[str, Any]:
-        p0, p1 = int(s[POINTS]), int(s[POINTS + 1])
-        result: dict[str, Any] = {
-            "team_points": [p0, p1],
-            "loss_points": [int(s[LAST_LOSS]), int(s[LAST_LOSS + 1])],
-            "tricks": [int(s[TRICKS]), int(s[TRICKS + 1])],
-            "eggs": p0 == p1,
-            "trump": SUITS[int(s[TRUMP])],
-        }
-        if self.config.series:
-            result["series_loss_points"] = [int(s[SERIES_LOSSES]), int(s[SERIES_LOSSES + 1])]
-            result["games"] = int(s[GAME_INDEX])
-        return result
+        rows = self.state[np.asarray(slots, dtype=np.int64)][:, _RESULT_WORDS].tolist()
+        return [_result(row, self.config.series) for row in rows]
 
     def load_state(self, slot: int, state: Any) -> None:
         """Put an engine :class:`~kiaule_env.kozel.rules.State` (memory included) into
@@ -662,6 +644,31 @@ class KozelVector:
     def state_bytes(self) -> int:
         """Bytes of compiled state per slot."""
         return WORDS * self.state.itemsize
+
+
+#: the row words a result is read from (one gather for all finished slots)
+_RESULT_WORDS = np.array(
+    [
+        *(POINTS, POINTS + 1, LAST_LOSS, LAST_LOSS + 1, TRICKS, TRICKS + 1, TRUMP),
+        *(SERIES_LOSSES, SERIES_LOSSES + 1, GAME_INDEX),
+    ]
+)
+
+
+def _result(row: list[int], series: bool) -> dict[str, Any]:
+    """The engine's result dict (K16) from the :data:`_RESULT_WORDS` of a row."""
+    p0, p1, l0, l1, t0, t1, trump, s0, s1, games = row
+    result: dict[str, Any] = {
+        "team_points": [p0, p1],
+        "loss_points": [l0, l1],
+        "tricks": [t0, t1],
+        "eggs": p0 == p1,
+        "trump": SUITS[trump],
+    }
+    if series:
+        result["series_loss_points"] = [s0, s1]
+        result["games"] = games
+    return result
 
 
 def _load_generator(s: np.ndarray, generator: np.random.Generator) -> None:

@@ -47,11 +47,26 @@ OPTIONS: list[dict[str, Any]] = [dict(v) for v in GAME.variants]
 OPTIONS += [o for o in _training_options() if o not in OPTIONS]
 OPTIONS += [{"series": True, "max_cycles": 40}, {"trump_card": "bottom", "molodka": "trumps"}]
 #: episodes of the differential test over all its variants together
-EPISODES = episode_count(800)
+EPISODES = episode_count(2000)
+
+
+def _episodes(series: bool) -> int:
+    """Episodes of one variant: a series is about ten games (K14), so a series variant plays a
+    sixth of a single-game one's share, and the variants together play at least EPISODES."""
+    n_series = sum(bool(o.get("series")) for o in OPTIONS)
+    per_series = max(4, math.ceil(EPISODES / len(OPTIONS) / 6))
+    if series:
+        return per_series
+    return math.ceil(max(EPISODES - per_series * n_series, 0) / (len(OPTIONS) - n_series))
 
 
 def _id(options: dict[str, Any]) -> str:
     return ",".join(f"{k}={v}" for k, v in options.items()) or "default"
+
+
+def test_episode_share() -> None:
+    """The variants together play at least EPISODES episodes."""
+    assert sum(_episodes(bool(o.get("series"))) for o in OPTIONS) >= EPISODES
 
 
 def test_training_configs_found() -> None:
@@ -63,9 +78,7 @@ def test_training_configs_found() -> None:
 @pytest.mark.parametrize("options", OPTIONS, ids=_id)
 def test_differential(options: dict[str, Any]) -> None:
     """Step by step the same as ``kozel_v0.raw_env`` from the same seeds."""
-    episodes = math.ceil(EPISODES / len(OPTIONS))
-    if options.get("series"):  # a series is about ten games (K14): fewer episodes
-        episodes = max(4, episodes // 6)
+    episodes = _episodes(bool(options.get("series")))
     steps = differential("kozel", options, episodes, seed=len(_id(options)), num_envs=16)
     assert steps > 0
 
