@@ -56,6 +56,8 @@ class Row:
     batch: int
     steps: int
     seconds: float
+    #: compiled state bytes per slot after the run (batched envs only)
+    state_bytes: int | None = None
 
     @property
     def steps_per_s(self) -> float:
@@ -64,7 +66,8 @@ class Row:
 
 @dataclass
 class GameFacts:
-    """Per game: compiled state bytes per slot and compile times (None: not measured)."""
+    """Per game: compiled state bytes per slot (the most any measured batch used) and compile
+    times (None: not measured)."""
 
     game: str
     options: dict[str, Any]
@@ -79,7 +82,8 @@ def vector_games() -> list[str]:
 
 
 def measure_vector(game: str, batch: int, seconds: float, seed: int = 0) -> Row:
-    """Random legal play on ``vector.make(game, batch, **bench_options)`` for ``seconds``."""
+    """Random legal play on ``vector.make(game, batch, **bench_options)`` for ``seconds``;
+    ``state_bytes`` is read after the play (a game may grow its rows as episodes need)."""
     options = dict(GAMES[game].bench_options)
     venv = vector.make(game, num_envs=batch, seed=seed, **options)
     rng = np.random.default_rng(seed)
@@ -94,7 +98,7 @@ def measure_vector(game: str, batch: int, seconds: float, seed: int = 0) -> Row:
             obs, *_ = venv.step(vector.random_legal(obs["action_mask"], rng))
         steps += 16 * batch
         elapsed = time.perf_counter() - start
-    return Row(_label(game), "vector", batch, steps, elapsed)
+    return Row(_label(game), "vector", batch, steps, elapsed, venv.state_bytes())
 
 
 def measure_pettingzoo(game: str, seconds: float, seed: int = 0) -> Row:
@@ -170,8 +174,7 @@ def openspiel_available() -> bool:
 
 _COMPILE_PROBE = """
 import json, sys, time
-t0 = time.perf_counter()
-import numpy as np
+import numba, numpy as np
 from kiaule_env import GAMES, vector
 out = {}
 for game in sys.argv[1:]:
@@ -218,10 +221,10 @@ def run(
     facts = []
     for game in games:
         rows.append(measure_pettingzoo(game, seconds))
-        rows += [measure_vector(game, batch, seconds) for batch in batches]
-        options = dict(GAMES[game].bench_options)
-        size = vector.make(game, num_envs=1, **options).state_bytes()
-        facts.append(GameFacts(game, options, size))
+        measured = [measure_vector(game, batch, seconds) for batch in batches]
+        rows += measured
+        size = max(row.state_bytes or 0 for row in measured)
+        facts.append(GameFacts(game, dict(GAMES[game].bench_options), size))
     if compile_time and games:
         times = compile_times(games)
         for fact in facts:
