@@ -627,32 +627,33 @@ def _finish(s: np.ndarray, loser: int, tail: int, ending: int, rewards: np.ndarr
 
 
 @njit(cache=True)
-def _put(s: np.ndarray, base: int, k: int, code: int) -> None:
-    s[base + k // FIELDS_PER_WORD] |= code << (FIELD_BITS * (k % FIELDS_PER_WORD))
-
-
-@njit(cache=True)
 def _pack_key(s: np.ndarray, base: int) -> None:
-    """Writes the G10a key of the current position into ``s[base:base + KEY_WORDS]``."""
+    """Writes the G10a key of the current position into ``s[base:base + KEY_WORDS]``: each
+    card's code (the holder's seat, or ``FUND_CODE`` + its index in the fund) in deck order,
+    then the three position fields, ``FIELDS_PER_WORD`` fields to a word."""
     d = s[D]
-    for w in range(s[KEY_WORDS]):
-        s[base + w] = 0
+    codes = np.zeros(MAX_CARDS + 3, dtype=np.int64)
     had = 0
     for seat in range(s[N]):
         mask = s[HAND + seat]
-        p = 0
-        while mask:
-            if mask & 1:
-                _put(s, base, p, seat)
-            mask >>= 1
-            p += 1
+        while mask:  # the set bits only, lowest first (a hand's bits are random)
+            low = mask & -mask
+            codes[_popcount(low - 1)] = seat
+            mask ^= low
         if s[HAD_TURN + seat]:
             had |= 1 << seat
     for i in range(s[FUND_LEN]):
-        _put(s, base, s[FUND + i], FUND_CODE + i)
-    _put(s, base, d, s[TO_ACT])
-    _put(s, base, d + 1, s[LAST_TURN] * 8 + s[NAMED] + 1)
-    _put(s, base, d + 2, had)
+        codes[s[FUND + i]] = FUND_CODE + i
+    codes[d] = s[TO_ACT]
+    codes[d + 1] = s[LAST_TURN] * 8 + s[NAMED] + 1
+    codes[d + 2] = had
+    k = 0
+    for w in range(s[KEY_WORDS]):
+        word = 0
+        for field in range(min(FIELDS_PER_WORD, d + 3 - k)):
+            word |= codes[k] << (FIELD_BITS * field)
+            k += 1
+        s[base + w] = word
 
 
 @njit(cache=True)
@@ -753,11 +754,12 @@ _PICK = 1e4  # per face-down card his search for it would pick up
 
 @njit(cache=True)
 def _popcount(mask: int) -> int:
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
+    """The set bits of a non-negative ``mask`` below ``2**62`` (branch-free: a hand's bits
+    are random, a loop over them mispredicts)."""
+    mask = mask - ((mask >> 1) & 0x5555555555555555)
+    mask = (mask & 0x3333333333333333) + ((mask >> 2) & 0x3333333333333333)
+    mask = (mask + (mask >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((mask * 0x0101010101010101) >> 56) & 0xFF
 
 
 @njit(cache=True)

@@ -1,10 +1,11 @@
 """Batched compiled Kiauliaganys (RULES §2): many deals stepped at once, with observations.
 
 The per-game implementation behind ``kiaule_env.vector.make("kiauliaganys", …)``: each slot of
-the batch is one episode in one row of a C-contiguous ``int64`` array. The first part of a row
-is the compiled twin's array (:mod:`kiaule_env.kiauliaganys.compiled`, its layout and its
-``legal``/``apply`` kernels: one compiled implementation of the rules), followed by the
-information-set bookkeeping the twin leaves out, which the observation needs:
+the batch is one episode in one row of a C-contiguous ``int64`` array. A row starts with the
+information-set bookkeeping that the compiled twin leaves out and the observation needs (next to
+the deal's words, in the same cache lines); the rest of the row is the compiled twin's array
+(:mod:`kiaule_env.kiauliaganys.compiled`, its layout and its ``legal``/``apply`` kernels: one
+compiled implementation of the rules):
 
 =================  ======  ===============================================================
 name (``X_…``)     size    content
@@ -47,13 +48,15 @@ from kiaule_env.vector import rng
 #: G10a position records a row holds at first (it grows when a deal needs more)
 START_RECORDS = 32
 
-# the bookkeeping after the twin's part of a row (offsets from the row's ``xbase``)
+# the bookkeeping before the twin's part of a row (``x``: the row's first EXTRA_WORDS words)
 X_FACE_UP = 0
 X_NOT_SUIT = X_FACE_UP + C.MAX_SEATS
 X_YEARS = X_NOT_SUIT + 4 * C.MAX_SEATS
 X_DEALS = X_YEARS + C.MAX_SEATS
 X_DEALER = X_DEALS + 1
 X_RNG = X_DEALER + 1
+#: words of the bookkeeping, the first of a row (the twin's array follows)
+EXTRA_WORDS = X_RNG + rng.RNG_WORDS
 
 # float parameters of the observation (``_params``)
 F_SCALE = 0  # 1 / deck size
@@ -64,28 +67,27 @@ F_REPETITION = 3  # 1 / repetition (0 with G10a off)
 
 # ---------------------------------------------------------------------------------- observation
 @njit(cache=True)
-def _ones(obs: np.ndarray, mask: int, base: int) -> None:
-    """``obs[base + p] = 1`` for every set bit ``p`` of ``mask``."""
-    p = 0
-    while mask:
-        if mask & 1:
-            obs[base + p] = 1.0
-        mask >>= 1
-        p += 1
+def _ones(obs: np.ndarray, mask: int, base: int, d: int) -> None:
+    """``obs[base + p] = 1`` for every set bit ``p < d`` of ``mask`` (the rest of the ``d``
+    entries 0): branch-free, a hand's bits are random."""
+    if mask == 0:
+        return
+    for p in range(d):
+        obs[base + p] = (mask >> p) & 1
 
 
 @njit(cache=True)
 def _match_chance(
-    s: np.ndarray, xb: int, seat: int, per: np.ndarray, total: int, suit: int
+    s: np.ndarray, x: np.ndarray, seat: int, per: np.ndarray, total: int, suit: int
 ) -> float:
     """``counting.match_chances`` of ``seat`` for ``suit``: a face-up card of it (or a face-up
     joker) makes it certain; else a hypergeometric draw of his hidden cards from the unseen
     suited cards, less the ``not_suit`` ones (G4). Same float operations as the Python code."""
-    face_up = s[xb + X_FACE_UP + seat]
+    face_up = x[X_FACE_UP + seat]
     if face_up & (s[C.JOKER_MASK] | s[C.SUIT_MASK + suit]):
         return 1.0
     hidden = s[C.COUNT + seat] - C._popcount(face_up)
-    free = max(0, hidden - s[xb + X_NOT_SUIT + 4 * seat + suit])
+    free = max(0, hidden - x[X_NOT_SUIT + 4 * seat + suit])
     others = total - per[suit]
     none = 1.0
     for i in range(free):
@@ -98,7 +100,7 @@ def _match_chance(
 
 @njit(cache=True)
 def _write_counting(
-    s: np.ndarray, xb: int, obs: np.ndarray, seen: int, at: int, f: np.ndarray
+    s: np.ndarray, x: np.ndarray, obs: np.ndarray, seen: int, at: int, f: np.ndarray
 ) -> None:
     """The ``counting`` slices (``match_chance`` at ``at``, then ``next_chance``, ``unseen``,
     ``search_length``) of the seat to act, who has seen the cards of ``seen``."""
@@ -129,7 +131,7 @@ def _write_counting(
                 nxt = step
             if s[C.COUNT + seat] > 0:
                 for t in range(4):
-                    obs[at + 4 * step + t] = _match_chance(s, xb, seat, per, total, t)
+                    obs[at + 4 * step + t] = _match_chance(s, x, seat, per, total, t)
     if nxt >= 0:  # G6: the player my drag sets the suit for
         for t in range(4):
             obs[at + 4 * n + t] = obs[at + 4 * nxt + t]
@@ -142,7 +144,7 @@ def _write_counting(
 
 
 @njit(cache=True)
-def _write_obs(s: np.ndarray, xb: int, obs: np.ndarray, f: np.ndarray) -> None:
+def _write_obs(s: np.ndarray, x: np.ndarray, obs: np.ndarray, f: np.ndarray) -> None:
     """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over)."""
     obs[:] = 0.0
     if s[C.PHASE] == OVER:
@@ -152,7 +154,7 @@ def _write_obs(s: np.ndarray, xb: int, obs: np.ndarray, f: np.ndarray) -> None:
     me = s[C.TO_ACT]
     scale = f[F_SCALE]
     hand = s[C.HAND + me]
-    _ones(obs, hand, 0)
+    _ones(obs, hand, 0, d)
     seen = hand
     length = s[C.FUND_LEN]
     for i in range(length):
@@ -177,29 +179,29 @@ def _write_obs(s: np.ndarray, xb: int, obs: np.ndarray, f: np.ndarray) -> None:
     face_up = to_act + 4 * n
     not_suit = face_up + n * d
     for t in range(n):
-        rel = (t - me + n) % n
+        rel = t - me if t >= me else t - me + n
         if s[C.OUT + t]:
             obs[to_act + 2 * n + rel] = 1.0  # G7
         if s[C.HAD_TURN + t]:
             obs[to_act + 3 * n + rel] = 1.0
-        up = s[xb + X_FACE_UP + t]
-        _ones(obs, up, face_up + rel * d)  # G5
+        up = x[X_FACE_UP + t]
+        _ones(obs, up, face_up + rel * d, d)  # G5
         seen |= up
         obs[to_act + n + rel] = s[C.COUNT + t] * scale
         for k in range(4):
-            obs[not_suit + 4 * rel + k] = s[xb + X_NOT_SUIT + 4 * t + k] * scale  # G4
-        years = s[xb + X_YEARS + t]
+            obs[not_suit + 4 * rel + k] = x[X_NOT_SUIT + 4 * t + k] * scale  # G4
+        years = x[X_YEARS + t]
         if years:
             obs[not_suit + 4 * n + rel] = min(1.0, years * f[F_YEARS])  # G11
-    _write_counting(s, xb, obs, seen, not_suit + 5 * n, f)
+    _write_counting(s, x, obs, seen, not_suit + 5 * n, f)
 
 
 @njit(cache=True)
 def _write_slot(
-    s: np.ndarray, xb: int, obs: np.ndarray, mask: np.ndarray, f: np.ndarray, buf: np.ndarray
+    s: np.ndarray, x: np.ndarray, obs: np.ndarray, mask: np.ndarray, f: np.ndarray, buf: np.ndarray
 ) -> int:
     """Writes the slot's observation and mask; returns the seat to act (-1 once over)."""
-    _write_obs(s, xb, obs, f)
+    _write_obs(s, x, obs, f)
     mask[:] = 0
     if s[C.PHASE] == OVER:
         return -1
@@ -210,25 +212,25 @@ def _write_slot(
 
 # ---------------------------------------------------------------------------------- moves
 @njit(cache=True)
-def _forget(s: np.ndarray, xb: int, seat: int, card: int) -> None:
+def _forget(s: np.ndarray, x: np.ndarray, seat: int, card: int) -> None:
     """A card leaves ``seat``'s hand (``rules._remove_from_hand``): a face-up card is no longer
     face up; a hidden suited card may have been one of the search pick-ups, so each other
     suit's ``not_suit`` count drops by one (not below 0)."""
     bit = 1 << card
-    if s[xb + X_FACE_UP + seat] & bit:
-        s[xb + X_FACE_UP + seat] &= ~bit
+    if x[X_FACE_UP + seat] & bit:
+        x[X_FACE_UP + seat] &= ~bit
         return
     suit = s[C.SUIT + card]
     if suit < 0:
         return
     for t in range(4):
-        at = xb + X_NOT_SUIT + 4 * seat + t
-        if t != suit and s[at] > 0:
-            s[at] -= 1
+        at = X_NOT_SUIT + 4 * seat + t
+        if t != suit and x[at] > 0:
+            x[at] -= 1
 
 
 @njit(cache=True)
-def _apply(s: np.ndarray, xb: int, action: np.ndarray, rewards: np.ndarray) -> None:
+def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray) -> None:
     """The twin's ``apply`` of ``action[0]`` plus the information-set bookkeeping it leaves
     out (G4 ``not_suit``, G5 face-up cards)."""
     a = action[0]
@@ -238,7 +240,7 @@ def _apply(s: np.ndarray, xb: int, action: np.ndarray, rewards: np.ndarray) -> N
     search = d + ns + 4 * (d - ns)
     if a < search:  # a play or a drag: one card leaves the hand
         card = a if a < d else a - d if a < d + ns else ns + (a - d - ns) // 4
-        _forget(s, xb, seat, card)
+        _forget(s, x, seat, card)
         C.apply(s, action, rewards)
     elif a == search:  # G4: the misses are known not of the required suit
         req = C._required(s)
@@ -246,18 +248,18 @@ def _apply(s: np.ndarray, xb: int, action: np.ndarray, rewards: np.ndarray) -> N
         C.apply(s, action, rewards)
         picked = s[C.COUNT + seat] - before
         if picked > 0:
-            s[xb + X_NOT_SUIT + 4 * seat + req] += picked
+            x[X_NOT_SUIT + 4 * seat + req] += picked
     elif a == search + 1:  # G5: the taken card is face up in his hand
         card = s[C.FUND + s[C.FUND_LEN] - 1]
         C.apply(s, action, rewards)
-        s[xb + X_FACE_UP + seat] |= 1 << card
+        x[X_FACE_UP + seat] |= 1 << card
     else:
         C.apply(s, action, rewards)
 
 
 # ---------------------------------------------------------------------------------- deals
 @njit(cache=True)
-def _lay_out(s: np.ndarray, xb: int, dealer: int, deck: np.ndarray) -> None:
+def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> None:
     """``rules.new_deal`` in the row: ``deck`` (deck positions, top first) with position 0
     starting the open fund and the rest face down (G2); the player after ``dealer`` acts
     first. Match years, deals and the generator are kept (G11)."""
@@ -280,55 +282,54 @@ def _lay_out(s: np.ndarray, xb: int, dealer: int, deck: np.ndarray) -> None:
         s[C.COUNT + t] = 0
         s[C.HAD_TURN + t] = 0
         s[C.OUT + t] = 0
-        s[xb + X_FACE_UP + t] = 0
+        x[X_FACE_UP + t] = 0
     for k in range(4 * C.MAX_SEATS):
-        s[xb + X_NOT_SUIT + k] = 0
+        x[X_NOT_SUIT + k] = 0
     for k in range(2 * C.MAX_CARDS):
         s[C.FUND + k] = -1
     s[C.FUND] = deck[0]
     for k in range(d - 1):
         s[C.FACE_DOWN + k] = deck[d - 1 - k]
-    for k in range(C.HISTORY, xb):  # the G10a records and their hash table
+    for k in range(C.HISTORY, s.shape[0]):  # the G10a records and their hash table
         s[k] = 0
-    s[xb + X_DEALER] = dealer
+    x[X_DEALER] = dealer
 
 
 @njit(cache=True)
-def _deal(s: np.ndarray, xb: int, dealer: int, deck: np.ndarray) -> None:
+def _deal(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> None:
     """A deal shuffled from the slot's generator (``Deck.shuffled``: ``rng.permutation``)."""
-    rng.permutation(s, xb + X_RNG, s[C.D], deck)
-    _lay_out(s, xb, dealer, deck)
+    rng.permutation(x, X_RNG, s[C.D], deck)
+    _lay_out(s, x, dealer, deck)
 
 
 @njit(cache=True)
-def _deal_over(s: np.ndarray, xb: int, target: int, deck: np.ndarray) -> bool:
+def _deal_over(s: np.ndarray, x: np.ndarray, target: int, deck: np.ndarray) -> bool:
     """After a deal's last step: its years (G11) and, in a match not yet decided, the next deal
     (``rules.next_deal``: the loser deals, or the player who caught the pig by the tail, else
     the deal passes to the left). True when the episode is over."""
     n = s[C.N]
     loser = s[C.LOSER]
-    s[xb + X_DEALS] += 1
+    x[X_DEALS] += 1
     if loser >= 0:
-        s[xb + X_YEARS + loser] += s[C.COUNT + loser]
+        x[X_YEARS + loser] += s[C.COUNT + loser]
     if target <= 0:
         return True
     for t in range(n):
-        if s[xb + X_YEARS + t] >= target:
+        if x[X_YEARS + t] >= target:
             return True
     if loser >= 0:
         dealer = loser
     elif s[C.TAIL] >= 0:
         dealer = s[C.TAIL]
     else:
-        dealer = (s[xb + X_DEALER] + 1) % n
-    _deal(s, xb, dealer, deck)
+        dealer = (x[X_DEALER] + 1) % n
+    _deal(s, x, dealer, deck)
     return False
 
 
 @njit(cache=True)
 def _reset_rows(
     state: np.ndarray,
-    xb: int,
     slots: np.ndarray,
     seeds: np.ndarray,
     obs: np.ndarray,
@@ -341,19 +342,19 @@ def _reset_rows(
     buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
     for k in range(slots.shape[0]):
         i = slots[k]
-        s = state[i]
-        rng.seed(s, xb + X_RNG, seeds[k])
+        x = state[i, :EXTRA_WORDS]
+        s = state[i, EXTRA_WORDS:]
+        rng.seed(x, X_RNG, seeds[k])
         for t in range(C.MAX_SEATS):
-            s[xb + X_YEARS + t] = 0
-        s[xb + X_DEALS] = 0
-        _deal(s, xb, s[C.N] - 1, buf)
-        agent[i] = _write_slot(s, xb, obs[i], mask[i], f, buf)
+            x[X_YEARS + t] = 0
+        x[X_DEALS] = 0
+        _deal(s, x, s[C.N] - 1, buf)
+        agent[i] = _write_slot(s, x, obs[i], mask[i], f, buf)
 
 
 @njit(cache=True)
 def _step_rows(
     state: np.ndarray,
-    xb: int,
     actions: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
@@ -375,19 +376,20 @@ def _step_rows(
                 rewards[i, t] = 0.0
             terminated[i] = False
             continue
-        s = state[i]
+        x = state[i, :EXTRA_WORDS]
+        s = state[i, EXTRA_WORDS:]
         for t in range(players):
             deltas[t] = 0.0
         action[0] = actions[i]
-        _apply(s, xb, action, deltas)
+        _apply(s, x, action, deltas)
         for t in range(players):
             rewards[i, t] = deltas[t]
         done = False
         if s[C.PHASE] == OVER:
-            done = _deal_over(s, xb, target, buf)
+            done = _deal_over(s, x, target, buf)
         terminated[i] = done
         if not done:
-            agent[i] = _write_slot(s, xb, obs[i], mask[i], f, buf)
+            agent[i] = _write_slot(s, x, obs[i], mask[i], f, buf)
 
 
 @njit(cache=True)
@@ -395,7 +397,7 @@ def _history_full(state: np.ndarray) -> bool:
     """Whether a slot could run out of G10a records in its next step (one record a step,
     plus the twin's scratch record)."""
     for i in range(state.shape[0]):
-        s = state[i]
+        s = state[i, EXTRA_WORDS:]
         if s[C.CAPACITY] > 0 and s[C.RECORDS] + 2 > s[C.CAPACITY]:
             return True
     return False
@@ -405,13 +407,10 @@ def _history_full(state: np.ndarray) -> bool:
 def _rebuild_tables(state: np.ndarray) -> None:
     """The G10a hash table of every row from its records (after the rows grew)."""
     for i in range(state.shape[0]):
-        C._rebuild_table(state[i])
+        C._rebuild_table(state[i, EXTRA_WORDS:])
 
 
 # ---------------------------------------------------------------------------------- Python side
-#: words of the bookkeeping after the twin's part of a row
-EXTRA_WORDS = X_RNG + rng.RNG_WORDS
-
 _RULE_KEYWORDS = tuple(f.name for f in fields(Config))
 
 
@@ -485,9 +484,9 @@ class KiauliaganysVector:
         self._words = C.key_words(d)
         capacity = min(START_RECORDS, config.max_turns + 1) if config.repetition else 0
         self._capacity = capacity
-        self._xb = C.HISTORY + capacity * (self._words + 1) + _slots_for(capacity)
-        self.state = np.zeros((num_envs, self._xb + EXTRA_WORDS), dtype=np.int64)
-        self.state[:, : C.HISTORY] = C._template(config, capacity)
+        width = EXTRA_WORDS + C.HISTORY + capacity * (self._words + 1) + _slots_for(capacity)
+        self.state = np.zeros((num_envs, width), dtype=np.int64)
+        self.state[:, EXTRA_WORDS : EXTRA_WORDS + C.HISTORY] = C._template(config, capacity)
         self._target = config.match_years or 0
         self._params = np.array(
             [
@@ -506,8 +505,7 @@ class KiauliaganysVector:
         """New episodes in ``slots``, each the deal of ``raw_env(**options).reset(seed=…)``."""
         slots = np.ascontiguousarray(slots, dtype=np.int64)
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-        args = self._params
-        _reset_rows(self.state, self._xb, slots, seeds, self.obs, self.mask, self.agent, args)
+        _reset_rows(self.state, slots, seeds, self.obs, self.mask, self.agent, self._params)
 
     def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
         """One legal action per slot (checked by the caller; -1: the slot waits): rewards,
@@ -516,7 +514,6 @@ class KiauliaganysVector:
             self._grow(2 * self._capacity)
         _step_rows(
             self.state,
-            self._xb,
             np.ascontiguousarray(actions, dtype=np.int64),
             rewards,
             terminated,
@@ -530,7 +527,8 @@ class KiauliaganysVector:
     def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
         """The result dicts (``rules.result``, G14; in a match also G11's) of the episodes
         that just ended in ``slots``."""
-        return [self._result(self.state[int(i)]) for i in slots]
+        rows = (self.state[int(i)] for i in slots)
+        return [self._result(row[:EXTRA_WORDS], row[EXTRA_WORDS:]) for row in rows]
 
     def load_state(self, slot: int, state: Any) -> None:
         """Put an engine ``State`` (information-set bookkeeping included) into ``slot`` and
@@ -540,7 +538,7 @@ class KiauliaganysVector:
         if self._capacity:
             while len(keys) + 2 > self._capacity:
                 self._grow(2 * self._capacity)
-        row = self.state[slot]
+        x, row = self.state[slot, :EXTRA_WORDS], self.state[slot, EXTRA_WORDS:]
         head = C.encode_head(state)
         row[C.PHASE : C.HISTORY] = head[C.PHASE : C.HISTORY]
         row[C.HISTORY :] = 0
@@ -551,11 +549,9 @@ class KiauliaganysVector:
             block[:, :-1] = [C._key({}, key, pos) for key in keys]
             block[:, -1] = list(state.positions.values())
             C._rebuild_table(row)
-        self._load_memory(row, state)
+        self._load_memory(x, state)
         buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
-        self.agent[slot] = _write_slot(
-            row, self._xb, self.obs[slot], self.mask[slot], self._params, buf
-        )
+        self.agent[slot] = _write_slot(row, x, self.obs[slot], self.mask[slot], self._params, buf)
 
     def state_bytes(self) -> int:
         """Bytes of compiled state per slot (the row; it grows with the G10a history)."""
@@ -575,36 +571,37 @@ class KiauliaganysVector:
                 "shuffles later deals from the episode's generator only"
             )
 
-    def _load_memory(self, row: np.ndarray, state: State) -> None:
-        """The bookkeeping words of ``state`` (face-up cards, not_suit, years, generator)."""
-        xb = self._xb
+    def _load_memory(self, x: np.ndarray, state: State) -> None:
+        """The bookkeeping words ``x`` of ``state`` (face-up cards, not_suit, years, dealer,
+        generator)."""
+        x[:] = 0
         position = self.config.the_deck.position
         for seat, cards in enumerate(state.face_up):
-            row[xb + X_FACE_UP + seat] = sum(1 << int(position[c]) for c in cards)
+            x[X_FACE_UP + seat] = sum(1 << int(position[c]) for c in cards)
         for seat, counts in enumerate(state.not_suit):
-            row[xb + X_NOT_SUIT + 4 * seat : xb + X_NOT_SUIT + 4 * seat + 4] = counts
-        row[xb + X_YEARS : xb + X_YEARS + self.num_players] = state.match_years
-        row[xb + X_DEALS] = state.deals
-        row[xb + X_DEALER] = state.dealer
-        row[xb + X_RNG : xb + X_RNG + rng.RNG_WORDS] = _rng_words(state.rng)
+            x[X_NOT_SUIT + 4 * seat : X_NOT_SUIT + 4 * seat + 4] = counts
+        x[X_YEARS : X_YEARS + self.num_players] = state.match_years
+        x[X_DEALS] = state.deals
+        x[X_DEALER] = state.dealer
+        x[X_RNG : X_RNG + rng.RNG_WORDS] = _rng_words(state.rng)
 
     def _grow(self, capacity: int) -> None:
         """Every row's G10a history grows to ``capacity`` records (records copied, hash
         tables rebuilt, the bookkeeping moved)."""
-        old, old_xb, width = self.state, self._xb, self._words + 1
-        xb = C.HISTORY + capacity * width + _slots_for(capacity)
-        new = np.zeros((self.num_envs, xb + EXTRA_WORDS), dtype=np.int64)
-        new[:, : C.HISTORY] = old[:, : C.HISTORY]
-        new[:, C.CAPACITY] = capacity
-        new[:, C.SLOTS] = _slots_for(capacity)
-        used = C.HISTORY + self._capacity * width
-        new[:, C.HISTORY : used] = old[:, C.HISTORY : used]
-        new[:, xb:] = old[:, old_xb:]
+        old, width = self.state, self._words + 1
+        head = EXTRA_WORDS + C.HISTORY
+        new = np.zeros(
+            (self.num_envs, head + capacity * width + _slots_for(capacity)), dtype=np.int64
+        )
+        used = head + self._capacity * width  # the bookkeeping, the deal and the records
+        new[:, :used] = old[:, :used]
+        new[:, EXTRA_WORDS + C.CAPACITY] = capacity
+        new[:, EXTRA_WORDS + C.SLOTS] = _slots_for(capacity)
         _rebuild_tables(new)
-        self.state, self._xb, self._capacity = new, xb, capacity
+        self.state, self._capacity = new, capacity
 
-    def _result(self, s: np.ndarray) -> dict[str, Any]:
-        """``rules.result`` of the finished deal in row ``s``."""
+    def _result(self, x: np.ndarray, s: np.ndarray) -> dict[str, Any]:
+        """``rules.result`` of the finished deal of a row (bookkeeping ``x``, deal ``s``)."""
         loser, tail, ending = int(s[C.LOSER]), int(s[C.TAIL]), int(s[C.ENDING])
         years = piglets = 0
         if loser >= 0:
@@ -621,8 +618,7 @@ class KiauliaganysVector:
             "repetition": ending == C.ENDED_REPETITION,
         }
         if self._target:
-            xb = self._xb
-            years_row = s[xb + X_YEARS : xb + X_YEARS + self.num_players]
+            years_row = x[X_YEARS : X_YEARS + self.num_players]
             result["match_years"] = {f"player_{t}": int(y) for t, y in enumerate(years_row)}
-            result["deals"] = int(s[xb + X_DEALS])
+            result["deals"] = int(x[X_DEALS])
         return result
