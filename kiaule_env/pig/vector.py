@@ -51,7 +51,8 @@ straight from the bookkeeping above, never recomputed from the cards' history.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numba
@@ -62,6 +63,31 @@ from kiaule_env.pig import compiled as C
 from kiaule_env.pig import rules
 from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder
 from kiaule_env.vector import rng as R
+
+# ---------------------------------------------------------------------- compiled kernels
+#: files whose compiled functions these kernels call (the twin's rules, the generator)
+_DEPENDS = (C.__file__, R.__file__)
+
+
+def _stamp(path: str) -> tuple[float, int]:
+    """numba's freshness stamp of a source file: its modification time and size."""
+    st = os.stat(path)
+    return st.st_mtime, st.st_size
+
+
+def _kernel(func: Callable[..., Any]) -> Any:
+    """``numba.njit(cache=True)``, its on-disk cache also made stale by an edit of the files
+    in :data:`_DEPENDS`: numba checks only the stamp of the function's own file, so a kernel
+    calling the twin's or the generator's functions would otherwise load machine code compiled
+    against their old text. (The stamp is numba's ``IndexDataCacheFile._source_stamp``; should
+    a numba release rename it, the kernels still compile and cache as plain ``cache=True``.)"""
+    dispatcher = numba.njit(cache=True)(func)
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+        own = cache_file._source_stamp
+        cache_file._source_stamp = (own, *(_stamp(path) for path in _DEPENDS))
+    return dispatcher
+
 
 # ---------------------------------------------------------------------- layout
 PASSED = C.SIZE
@@ -123,7 +149,7 @@ _OBS_SLICES = (
 
 
 # ---------------------------------------------------------------------- compiled: observation
-@numba.njit(cache=True)
+@_kernel
 def _write_obs(s, seat, obs, mask, off, buf) -> None:
     """The observation and mask of ``seat`` (layout of ``pig_v0``; the same floats as
     :class:`~kiaule_env.pig.encoding.ObservationEncoder`, computed in float64 and stored)."""
@@ -177,7 +203,7 @@ def _write_obs(s, seat, obs, mask, off, buf) -> None:
         mask[buf[j]] = 1
 
 
-@numba.njit(cache=True)
+@_kernel
 def _first_in(s) -> int:
     """The lowest seat still in (the first to choose in a step, in the AEC order)."""
     seat = 0
@@ -186,7 +212,7 @@ def _first_in(s) -> int:
     return seat
 
 
-@numba.njit(cache=True)
+@_kernel
 def _left_of(s, seat) -> int:
     """The next seat clockwise still in (P1); ``seat`` itself need not be in."""
     n = s[C.N]
@@ -198,7 +224,7 @@ def _left_of(s, seat) -> int:
 
 
 # ---------------------------------------------------------------------- compiled: deals
-@numba.njit(cache=True)
+@_kernel
 def _deal(s, perm) -> None:
     """Deal the round (``rules.deal``, P1, P5, P6): the ranks in play in suit-major order,
     shuffled by ``permutation`` of the episode's generator; card i of the shuffle goes to the
@@ -237,7 +263,7 @@ def _deal(s, perm) -> None:
     s[FIRST] = -1
 
 
-@numba.njit(cache=True)
+@_kernel
 def _new_episode(s, template, seed, perm) -> None:
     """``rules.new_game`` with ``seeding.np_random(seed)``: everyone in, the last seat deals."""
     s[:] = template
@@ -260,7 +286,7 @@ def _new_episode(s, template, seed, perm) -> None:
     _deal(s, perm)
 
 
-@numba.njit(cache=True)
+@_kernel
 def _reset_kernel(state, template, slots, seeds, obs, mask, agent, off) -> None:
     """New episodes in ``slots`` from ``seeds``, their first seat's observation written."""
     perm = np.empty(52, np.int64)
@@ -275,7 +301,7 @@ def _reset_kernel(state, template, slots, seeds, obs, mask, agent, off) -> None:
 
 
 # ---------------------------------------------------------------------- compiled: one step
-@numba.njit(cache=True)
+@_kernel
 def _pass_step(s, acts) -> None:
     """P2 (P6): the twin passes the cards; the passing memory of every seat in is updated."""
     n = s[C.N]
@@ -302,7 +328,7 @@ def _pass_step(s, acts) -> None:
             s[RECEIVED + 13 * seat + c % 13] += 1
 
 
-@numba.njit(cache=True)
+@_kernel
 def _finish_round(s, pig, capped, race_cut, rewards, perm) -> bool:
     """``rules._end_round``: the outcome (P10), the twin settles rewards and eliminations (P4,
     P5, P7, P9); a full game deals the next round at once. True when the episode is over."""
@@ -330,7 +356,7 @@ def _finish_round(s, pig, capped, race_cut, rewards, perm) -> bool:
     return False
 
 
-@numba.njit(cache=True)
+@_kernel
 def _touch_step(s, touchers, nt, rewards, perm) -> bool:
     """P3 (``rules.apply`` after the passes): the reaction order drawn for two or more
     touchers (D3), false touches (D1), the race's end and a race cut short (D2)."""
@@ -368,7 +394,7 @@ def _touch_step(s, touchers, nt, rewards, perm) -> bool:
     return False
 
 
-@numba.njit(cache=True)
+@_kernel
 def _play(s, rewards, perm) -> bool:
     """``rules.apply`` of the step whose actions wait in ``PENDING``; True when it ends the
     episode."""
@@ -391,7 +417,7 @@ def _play(s, rewards, perm) -> bool:
     return _touch_step(s, touchers, nt, rewards, perm)
 
 
-@numba.njit(cache=True)
+@_kernel
 def _step_kernel(state, actions, rewards, terminated, obs, mask, agent, parallel, off) -> None:
     """One agent step in every slot (the AEC order of ``pig_v0.env()``); a slot whose action
     is -1 waits (``partial_steps``). ``parallel`` counts each slot's simultaneous steps."""
@@ -429,7 +455,7 @@ def _step_kernel(state, actions, rewards, terminated, obs, mask, agent, parallel
         _write_obs(s, seat, obs[i], mask[i], off, buf)
 
 
-@numba.njit(cache=True)
+@_kernel
 def _observe_slot(state, i, obs, mask, agent, off) -> None:
     """The observation of slot ``i``'s seat to act (after :meth:`PigVector.load_state`)."""
     buf = np.empty(16, np.int64)

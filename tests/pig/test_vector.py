@@ -20,6 +20,7 @@ import math
 import os
 from typing import Any
 
+import numba
 import numpy as np
 import pytest
 import yaml
@@ -280,3 +281,18 @@ def test_the_game_finds_its_batch_and_presents_seats_in_turn() -> None:
     # the first seat's observation after one pass counts it: passes / max_passes
     passes = obs["observation"][:, vec_layout(venv.impl)["passes"].start]
     assert np.allclose(passes[~terminated], 1 / rules.Config().max_passes)
+
+
+def test_kernel_caches_go_stale_with_the_twin_and_the_generator() -> None:
+    """numba's cache checks only a kernel's own file: every kernel of the batch also carries
+    the stamps of the twin's and the generator's files, so an edit there recompiles it."""
+    from kiaule_env.pig import compiled
+    from kiaule_env.pig import vector as module
+    from kiaule_env.vector import rng
+
+    kernels = [f for f in vars(module).values() if isinstance(f, numba.core.dispatcher.Dispatcher)]
+    assert len(kernels) >= 10
+    for kernel in kernels:
+        stamp = kernel._cache._cache_file._source_stamp
+        assert module._stamp(compiled.__file__) in stamp, kernel.__name__
+        assert module._stamp(rng.__file__) in stamp, kernel.__name__
