@@ -14,6 +14,8 @@ then lets the opponents move in the slots where they are to act (only those slot
 * ``terminated[i]`` / ``truncated[i]``: the learner's episode in slot ``i`` ended after its last
   action (possibly after opponent moves); the slot has already started its next episode
   (same-step auto-reset), and ``info["final_result"][i]`` is the finished episode's result.
+* an episode that starts and ends between two learner moves (only where the learner's seats may
+  never be to act) is not the learner's: its result is not reported and its rewards are dropped;
 * the observation is the learner seat's (``info["agent"]`` says which seat when it plays more
   than one); the spaces are the game env's, batched.
 
