@@ -25,7 +25,9 @@ pytest.importorskip("numba")
 
 import kiaule_env
 from kiaule_env import kozel_v0, vector
+from kiaule_env.kozel import rules
 from kiaule_env.kozel.vector import KozelVector
+from tests.kozel.test_compiled import molodka_rich_deck
 from tests.vector_support import differential, episode_count, permutation, random_actions
 
 GAME = kiaule_env.get_game("kozel")
@@ -113,7 +115,29 @@ def test_load_state_plays_on(options: dict[str, Any]) -> None:
         _play_on(vec, env, rng, f"{options} episode {episode}")
 
 
-def _play_on(vec: KozelVector, env: Any, rng: np.random.Generator, where: str) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"molodka": "trumps", "beat_partner": False}, {"series": True, "trump_card": "bottom"}],
+    ids=_id,
+)
+def test_molodka_rich_deals(options: dict[str, Any]) -> None:
+    """K8 claim windows with several holders, claims and declines (rare in random deals):
+    molodka-rich stacked decks, loaded at the deal, play on exactly as the Python env."""
+    rng = np.random.default_rng(5)
+    played: list[int] = []
+    for episode in range(12):
+        env = kozel_v0.raw_env(**options)
+        env.reset(seed=episode, options={"deck": molodka_rich_deck(rng)})
+        vec = KozelVector(2, options)
+        vec.load_state(1, env.game_state)
+        played += _play_on(vec, env, rng, f"{options} stacked episode {episode}")
+    assert rules.CLAIM in played and rules.DECLINE in played
+
+
+def _play_on(vec: KozelVector, env: Any, rng: np.random.Generator, where: str) -> list[int]:
+    """Step slot 1 of ``vec`` and ``env`` alike to the episode's end, comparing every step;
+    returns the actions played."""
+    played = []
     rewards = np.zeros((2, 4), dtype=np.float32)
     terminated = np.zeros(2, dtype=bool)
     step = 0
@@ -127,6 +151,7 @@ def _play_on(vec: KozelVector, env: Any, rng: np.random.Generator, where: str) -
         )
         assert np.array_equal(vec.mask[1], seen["action_mask"]), f"{where} step {step}: mask"
         action = int(random_actions(vec.mask[1:], rng)[0])
+        played.append(action)
         vec.step(np.array([0, action]), rewards, terminated)  # slot 0 holds no game: untouched
         env.step(action)
         want = np.array([env.rewards[a] for a in env.possible_agents], dtype=np.float32)
@@ -135,7 +160,7 @@ def _play_on(vec: KozelVector, env: Any, rng: np.random.Generator, where: str) -
         step += 1
         if terminated[1]:
             assert vec.results(np.array([1])) == [env.infos[agent]["result"]], where
-            return
+            return played
 
 
 def test_waiting_and_empty_slots_untouched() -> None:
