@@ -30,7 +30,7 @@ needs beyond the piles and the trick is small, and each step updates only what i
   several after one step in the trick's playing order from its leader), for the result.
 - ``TRICK_SEATS`` [52]: who put each card of the current trick on the table.
 
-A row is ``WORDS`` (343) ``int64`` words: 2,744 bytes per slot.
+A row is ``WORDS`` (348) ``int64`` words: 2,784 bytes per slot.
 
 The observation
 ---------------
@@ -390,6 +390,9 @@ def _step(s: np.ndarray, rewards: np.ndarray) -> bool:
     s[TRICK_SEATS + played] = seat
     if s[UNSEEN + seat] > 0:  # the top card was unseen; now it is face up
         s[UNSEEN + seat] -= 1
+    if s[twin.QUEUE_POS] + 1 < s[twin.QUEUE_LEN]:  # the round goes on: nothing else changes
+        twin._play_card(s, rewards)
+        return False
     tricks = s[twin.TRICKS]
     round_start = s[twin.ROUND_START]
     leader = s[twin.LEADER]
@@ -436,14 +439,15 @@ def _write_obs(
         o[rel] = fraction[count]
         if s[twin.STILL_IN + seat] != 0:
             o[n + rel] = 1.0
-        base = twin.PILES + seat * MAX_CARDS
+        pile = s[twin.PILES + seat * MAX_CARDS : twin.PILES + seat * MAX_CARDS + count]
         top = s[UNSEEN + seat]
-        cells = unseen + rel * size
+        # unsigned indices: numba then skips its negative-index wraparound (faster)
+        cells = np.uint64(unseen + rel * size)
         for j in range(top):  # the set of unseen cards (E2)
-            o[cells + position[s[base + j]]] = 1.0
-        cells = known + rel * size
+            o[cells + np.uint64(position[np.uint64(pile[np.uint64(j)])])] = 1.0
+        cells = np.uint64(known + rel * size)
         for j in range(top, count):  # seen going under the pile (E6): (depth + 1) / size
-            o[cells + position[s[base + j]]] = depth[j + 1]
+            o[cells + np.uint64(position[np.uint64(pile[np.uint64(j)])])] = depth[j + 1]
     o[2 * n] = 1.0  # to_act: the observer
     lead = s[twin.LEADER] - me
     o[3 * n + (lead + n if lead < 0 else lead)] = 1.0
