@@ -46,7 +46,8 @@ costs the move, the memory it changes, the 490 floats and the mask.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trail
 
 from kiaule_env.cards import SUITS
 from kiaule_env.core.options import check_keywords
-from kiaule_env.kozel import compiled, rules
+from kiaule_env.kozel import compiled, moves, rules
 from kiaule_env.kozel.compiled import (
     CARD_INDEX,
     EGGS_STREAK,
@@ -97,6 +98,32 @@ from kiaule_env.kozel.rules import (
 from kiaule_env.vector import rng as vrng
 
 __all__ = ["WORDS", "KozelVector"]
+
+# ------------------------------------------------------------------------------------ kernels
+#: files whose compiled functions or constants the kernels use (the twin's rules, the
+#: generator, the card and move tables)
+_DEPENDS = (compiled.__file__, vrng.__file__, rules.__file__, moves.__file__)
+
+
+def _stamp(path: str) -> tuple[float, int]:
+    """numba's freshness stamp of a source file: its modification time and size."""
+    st = os.stat(path)
+    return st.st_mtime, st.st_size
+
+
+def _kernel(func: Callable[..., Any]) -> Any:
+    """``numba.njit(cache=True)``, its on-disk cache also made stale by an edit of the files in
+    :data:`_DEPENDS`: numba checks only the stamp of the function's own file, so a kernel
+    calling the twin's or the generator's functions would otherwise load machine code compiled
+    against their old text. (The stamp is numba's ``IndexDataCacheFile._source_stamp``; should
+    a numba release rename it, the kernels still compile and cache as plain ``cache=True``.)"""
+    dispatcher = njit(cache=True)(func)
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+        own = cache_file._source_stamp
+        cache_file._source_stamp = (own, *(_stamp(path) for path in _DEPENDS))
+    return dispatcher
+
 
 # ------------------------------------------------------------------------------------ layout
 DECK_SIZE = DECK.size  # 36
@@ -161,7 +188,7 @@ _DIV4, _DIV9, _DIV20, _DIV36, _DIV120 = (_ratios(d) for d in (4, 9, 20, 36, 120)
 
 
 # ------------------------------------------------------------------------------------ memory
-@njit(cache=True)
+@_kernel
 def _points(cards: int) -> int:
     """K11 points of the cards of a mask."""
     total = 0
@@ -171,7 +198,7 @@ def _points(cards: int) -> int:
     return total
 
 
-@njit(cache=True)
+@_kernel
 def _hand_mask(s: np.ndarray, seat: int) -> int:
     base = HANDS + HAND_SIZE * seat
     cards = 0
@@ -180,7 +207,7 @@ def _hand_mask(s: np.ndarray, seat: int) -> int:
     return cards
 
 
-@njit(cache=True)
+@_kernel
 def _face_up(s: np.ndarray, seat: int, cards: int) -> None:
     """The engine's ``_played_face_up``: seen, and no longer only publicly known."""
     s[SEEN] |= cards
@@ -188,7 +215,7 @@ def _face_up(s: np.ndarray, seat: int, cards: int) -> None:
     s[MAYBE + seat] &= ~cards
 
 
-@njit(cache=True)
+@_kernel
 def _clear_trick(s: np.ndarray) -> None:
     for seat in range(NUM_PLAYERS):
         s[TRICK_UP + seat] = 0
@@ -198,7 +225,7 @@ def _clear_trick(s: np.ndarray) -> None:
     s[DECLINED] = 0
 
 
-@njit(cache=True)
+@_kernel
 def _book_claim(s: np.ndarray, claimant: int) -> None:
     """K8 claim, before the twin plays it: the led cards go back to the leader (public), the
     claimant's four are seen and become the trick's only play."""
@@ -217,7 +244,7 @@ def _book_claim(s: np.ndarray, claimant: int) -> None:
     s[TRICK_DISCARDED] = 0
 
 
-@njit(cache=True)
+@_kernel
 def _book_play(s: np.ndarray, seat: int, move: int) -> None:
     """A lead, beat or discard (K5, K6), before the twin plays it."""
     subset = move % 15 + 1
@@ -238,7 +265,7 @@ def _book_play(s: np.ndarray, seat: int, move: int) -> None:
         s[TRICK_UP + seat] = cards
 
 
-@njit(cache=True)
+@_kernel
 def _book_trick_end(s: np.ndarray, winner: int, n_cards: int, pos0: int) -> None:
     """K7 the trick to the winner's team (K11 face-up and discarded points apart), K9 who drew
     the indicator (public, K4); then a fresh trick."""
@@ -256,7 +283,7 @@ def _book_trick_end(s: np.ndarray, winner: int, n_cards: int, pos0: int) -> None
 
 
 # ------------------------------------------------------------------------------------ deals
-@njit(cache=True)
+@_kernel
 def _deal(s: np.ndarray, perm: np.ndarray, dealer: int, first_leader: int) -> None:
     """K3/K4: deal the deck ``_KOZ_OF_POS[perm]`` (top first) by ``dealer``; the game's fields
     and memory start afresh (the episode's fields — series, eggs streak — stay)."""
@@ -287,7 +314,7 @@ def _deal(s: np.ndarray, perm: np.ndarray, dealer: int, first_leader: int) -> No
     _start_game(s, indicator, middle, dealer, first_leader)
 
 
-@njit(cache=True)
+@_kernel
 def _start_game(s: np.ndarray, indicator: int, at: int, dealer: int, first_leader: int) -> None:
     s[INDICATOR] = indicator
     s[IND_INDEX] = at
@@ -325,7 +352,7 @@ def _start_game(s: np.ndarray, indicator: int, at: int, dealer: int, first_leade
     _clear_trick(s)
 
 
-@njit(cache=True)
+@_kernel
 def _new_episode(s: np.ndarray, seed: int, perm: np.ndarray) -> None:
     """A new episode from ``seed``: the generator ``raw_env.reset(seed)`` builds, game 0 dealt
     by seat 3 and led by seat 0 (§0, K14)."""
@@ -340,7 +367,7 @@ def _new_episode(s: np.ndarray, seed: int, perm: np.ndarray) -> None:
     _deal(s, perm, NUM_PLAYERS - 1, 0)
 
 
-@njit(cache=True)
+@_kernel
 def _end_of_game(s: np.ndarray, streak: int, perm: np.ndarray) -> bool:
     """K12–K14 after the twin scored a game: its loss points, the series, and the next game's
     deal (dealer after the previous one, led by the last trick's winner); True: episode over."""
@@ -362,7 +389,7 @@ def _end_of_game(s: np.ndarray, streak: int, perm: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True)
+@_kernel
 def _step_row(s: np.ndarray, move: np.ndarray, rewards: np.ndarray, perm: np.ndarray) -> bool:
     """Play ``move[0]`` on the row: memory, then the twin's rules, then the trick's and the
     game's end; True once the episode is over."""
@@ -387,7 +414,7 @@ def _step_row(s: np.ndarray, move: np.ndarray, rewards: np.ndarray, perm: np.nda
 
 
 # ------------------------------------------------------------------------------------ observation
-@njit(cache=True)
+@_kernel
 def _ones(o: np.ndarray, base: int, cards: int, value: float, pos: np.ndarray) -> None:
     """``o[base + position of card] = value`` for every card of the mask."""
     while cards:
@@ -395,7 +422,7 @@ def _ones(o: np.ndarray, base: int, cards: int, value: float, pos: np.ndarray) -
         cards &= cards - 1
 
 
-@njit(cache=True)
+@_kernel
 def _observe_trick(s: np.ndarray, o: np.ndarray, me: int, off: np.ndarray, pos: np.ndarray) -> None:
     """The current trick's slices (written only while it has a play, as the encoder does)."""
     n = s[N_CARDS]
@@ -418,7 +445,7 @@ def _observe_trick(s: np.ndarray, o: np.ndarray, me: int, off: np.ndarray, pos: 
             o[off[O_DECLINED] + r] = 1.0
 
 
-@njit(cache=True)
+@_kernel
 def _indicator_where(s: np.ndarray, me: int, hand: int) -> int:
     """0 in the stock, 1 with me, 2–4 publicly tied to left / partner / right, 5 seen."""
     if s[IND_INDEX] >= s[STOCK_POS]:
@@ -432,7 +459,7 @@ def _indicator_where(s: np.ndarray, me: int, hand: int) -> int:
     return 5
 
 
-@njit(cache=True)
+@_kernel
 def _observe_counts(s: np.ndarray, o: np.ndarray, me: int, off: np.ndarray) -> None:
     """The scalar slices: stock, hand sizes, points, tricks, cards taken, the series."""
     o[off[O_STOCK]] = _DIV20[s[STOCK_N] - s[STOCK_POS]]
@@ -454,7 +481,7 @@ def _observe_counts(s: np.ndarray, o: np.ndarray, me: int, off: np.ndarray) -> N
         o[off[O_GAME]] = min(s[GAME_INDEX], 20) / 20
 
 
-@njit(cache=True)
+@_kernel
 def _observe(
     s: np.ndarray, o: np.ndarray, m: np.ndarray, off: np.ndarray, pos: np.ndarray, moves: np.ndarray
 ) -> int:
@@ -491,7 +518,7 @@ def _observe(
 
 
 # ------------------------------------------------------------------------------------ batch kernels
-@njit(cache=True)
+@_kernel
 def _step_batch(
     state: np.ndarray,
     actions: np.ndarray,
@@ -522,7 +549,7 @@ def _step_batch(
             agent[i] = _observe(s, obs[i], mask[i], off, pos, moves)
 
 
-@njit(cache=True)
+@_kernel
 def _reset_batch(
     state: np.ndarray,
     slots: np.ndarray,
@@ -542,7 +569,7 @@ def _reset_batch(
         agent[i] = _observe(state[i], obs[i], mask[i], off, pos, moves)
 
 
-@njit(cache=True)
+@_kernel
 def _observe_batch(
     state: np.ndarray,
     slots: np.ndarray,

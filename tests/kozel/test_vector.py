@@ -17,6 +17,7 @@ import math
 import os
 from typing import Any
 
+import numba
 import numpy as np
 import pytest
 import yaml
@@ -25,8 +26,9 @@ pytest.importorskip("numba")
 
 import kiaule_env
 from kiaule_env import kozel_v0, vector
-from kiaule_env.kozel import rules
+from kiaule_env.kozel import compiled, rules
 from kiaule_env.kozel.vector import KozelVector
+from kiaule_env.vector import rng
 from tests.kozel.test_compiled import molodka_rich_deck
 from tests.vector_support import differential, episode_count, permutation, random_actions
 
@@ -215,3 +217,16 @@ def test_load_state_refuses_other_config() -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="config"):
         KozelVector(1, {}).load_state(0, env.game_state)
+
+
+def test_kernel_caches_go_stale_with_what_they_call() -> None:
+    """numba's cache checks only a kernel's own file: every kernel also carries the stamps of
+    the twin's, the generator's and the rules' files, so an edit there recompiles it."""
+    from kiaule_env.kozel import vector as module
+
+    kernels = [f for f in vars(module).values() if isinstance(f, numba.core.dispatcher.Dispatcher)]
+    assert len(kernels) >= 20
+    for kernel in kernels:
+        stamp = kernel._cache._cache_file._source_stamp
+        for path in (compiled.__file__, rng.__file__, rules.__file__):
+            assert module._stamp(path) in stamp, (kernel.__name__, path)
