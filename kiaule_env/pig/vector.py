@@ -301,6 +301,10 @@ def _reset_kernel(state, template, slots, seeds, obs, mask, agent, off) -> None:
 
 
 # ---------------------------------------------------------------------- compiled: one step
+#: scratch words of a step: a permutation (52), the touchers, their order, the untouched (13 each)
+_WORK = 91
+
+
 @_kernel
 def _pass_step(s, acts) -> None:
     """P2 (P6): the twin passes the cards; the passing memory of every seat in is updated."""
@@ -357,16 +361,20 @@ def _finish_round(s, pig, capped, race_cut, rewards, perm) -> bool:
 
 
 @_kernel
-def _touch_step(s, touchers, nt, rewards, perm) -> bool:
+def _touch_step(s, touchers, nt, rewards, work) -> bool:
     """P3 (``rules.apply`` after the passes): the reaction order drawn for two or more
-    touchers (D3), false touches (D1), the race's end and a race cut short (D2)."""
+    touchers (D3), false touches (D1), the race's end and a race cut short (D2). ``work``:
+    the step's scratch (:data:`_WORK`), no allocation per step."""
+    perm = work[:52]
+    order = work[65:78]
+    untouched = work[78:91]
     if nt >= 2:
         R.permutation(s, RNG, nt, perm)
-        order = np.empty(nt, np.int64)
         for j in range(nt):
             order[j] = touchers[perm[j]]
     else:
-        order = touchers[:nt].copy()
+        for j in range(nt):
+            order[j] = touchers[j]
     if s[C.PHASE] == C.PASSING:  # the first touching step: no cards move
         s[FIRST] = order[0]
         s[C.PHASE] = C.RACE
@@ -378,7 +386,6 @@ def _touch_step(s, touchers, nt, rewards, perm) -> bool:
     for j in range(nt):
         s[C.TOUCHED + order[j]] = 1
         s[C.NUM_TOUCHED] += 1
-    untouched = np.empty(C.MAX_SEATS, np.int64)
     cnt = 0
     for seat in range(s[C.N]):
         if s[C.IN + seat] and s[C.TOUCHED + seat] == 0:
@@ -395,12 +402,13 @@ def _touch_step(s, touchers, nt, rewards, perm) -> bool:
 
 
 @_kernel
-def _play(s, rewards, perm) -> bool:
+def _play(s, rewards, work) -> bool:
     """``rules.apply`` of the step whose actions wait in ``PENDING``; True when it ends the
     episode."""
     acts = s[PENDING : PENDING + C.MAX_SEATS]
     nose = s[C.NUM_RANKS]
-    touchers = np.empty(C.MAX_SEATS, np.int64)
+    touchers = work[52:65]
+    perm = work[:52]
     nt = 0
     k = 0
     for seat in range(s[C.N]):
@@ -414,14 +422,14 @@ def _play(s, rewards, perm) -> bool:
         if s[C.PASSES] >= s[C.CFG_MAX_PASSES]:  # P4 cap (D4)
             return _finish_round(s, -1, 1, 0, rewards, perm)
         return False
-    return _touch_step(s, touchers, nt, rewards, perm)
+    return _touch_step(s, touchers, nt, rewards, work)
 
 
 @_kernel
 def _step_kernel(state, actions, rewards, terminated, obs, mask, agent, parallel, off) -> None:
     """One agent step in every slot (the AEC order of ``pig_v0.env()``); a slot whose action
     is -1 waits (``partial_steps``). ``parallel`` counts each slot's simultaneous steps."""
-    perm = np.empty(52, np.int64)
+    work = np.empty(_WORK, np.int64)
     buf = np.empty(16, np.int64)
     deltas = np.zeros(C.MAX_SEATS, np.float64)
     n = state[0, C.N] if state.shape[0] else 0
@@ -443,7 +451,7 @@ def _step_kernel(state, actions, rewards, terminated, obs, mask, agent, parallel
         s[CUR] = 0
         parallel[i] += 1
         deltas[:] = 0.0
-        if _play(s, deltas, perm):
+        if _play(s, deltas, work):
             terminated[i] = True
             for p in range(n):
                 rewards[i, p] = deltas[p]
