@@ -162,6 +162,7 @@ GAME = GameDescriptor(
     benchmark_games=400,
     small_options={"num_players": 2, "deck": "32"},
     openspiel=OpenSpielBridge(deal="kiaule_env.elgeta.chance:ElgetaDeal"),  # E2 piles
+    vector="kiaule_env.elgeta.vector:ElgetaVector",
     benchmark_note=(
         "4 players; no decisions (E3: the only move is `play`), so every agent must score "
         "exactly the same — a check of the duplicate-deal fairness"

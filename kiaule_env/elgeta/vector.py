@@ -105,6 +105,9 @@ class ElgetaVector:
     every running slot, rewritten in place at every step (copy them to keep them).
     """
 
+    #: ``step`` leaves a slot whose action is -1 as it is (the base's partial steps)
+    partial_steps = True
+
     def __init__(self, num_envs: int, options: Mapping[str, Any]) -> None:
         config = self.config = _config(options)
         n = self.num_players = config.num_players
@@ -197,10 +200,11 @@ class ElgetaVector:
 
     # ------------------------------------------------------------------ steps
     def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
-        """One agent step in every slot (``actions`` are all ``play``, checked by the caller):
-        every seat's reward delta into ``rewards`` (E9, at the step that ends the game),
-        ``terminated``, and the next observation, mask and seat for the slots that go on."""
-        _step_all(self.state, rewards, terminated, self.obs, self.agent, *self._tables())
+        """One agent step in every slot whose action is ``play`` (0, checked by the caller; a
+        slot with -1 waits: ``partial_steps``): every seat's reward delta into ``rewards`` (E9,
+        at the step that ends the game), ``terminated``, and the next observation, mask and
+        seat for the slots that go on."""
+        _step_all(self.state, actions, rewards, terminated, self.obs, self.agent, *self._tables())
 
     def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
         """The env's result dicts (``infos[agent]["result"]``, E10) of the games that just
@@ -359,6 +363,7 @@ def _same_position(a: np.ndarray, b: np.ndarray) -> bool:
 @_jit
 def _step_all(
     state: np.ndarray,
+    actions: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
     obs: np.ndarray,
@@ -367,12 +372,16 @@ def _step_all(
     fraction: np.ndarray,
     depth: np.ndarray,
 ) -> None:
-    """One step in every slot; the observation and seat of every slot that goes on."""
+    """One step in every slot but those waiting (action -1); the observation and seat of
+    every slot that goes on."""
     for i in range(state.shape[0]):
-        s = state[i]
         r = rewards[i]
         for k in range(r.shape[0]):
             r[k] = 0.0
+        terminated[i] = False
+        if actions[i] < 0:
+            continue
+        s = state[i]
         over = _step(s, r)
         terminated[i] = over
         if not over:

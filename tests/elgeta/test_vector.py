@@ -4,9 +4,10 @@ The differential test plays seeded episodes of every option variant (the descrip
 training config's, short capped ones) in a batch and, slot by slot, in ``elgeta_v0.raw_env``
 reset with the same seed: at every step the same observation floats, mask, seat to act, every
 seat's reward, end and result. Stacked scenarios (loaded with ``load_state``) add the endings
-random deals almost never reach; resampled states check that the observation depends only on
-what the seat to act may know. ``KIAULE_VECTOR_EPISODES`` sets the number of episodes of the
-differential test (default a CI-sized count, over all its variants together).
+random deals almost never reach; resampled and sampled states check that the observation
+depends only on what the seat to act may know (the shared harness ``tests/vector_support.py``
+runs the differential and the permutation tests). ``KIAULE_VECTOR_EPISODES`` sets the number of
+episodes of the differential test (default a CI-sized count, over all its variants together).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ import yaml
 pytest.importorskip("numba")
 
 import kiaule_env
-from kiaule_env import elgeta_v0
+from kiaule_env import elgeta_v0, vector
 from kiaule_env.elgeta import compiled, rules, sampling
 from kiaule_env.elgeta.vector import WORDS, ElgetaVector
 from tests.elgeta.helpers import new_env
 from tests.elgeta.test_compiled import CAPPED, SCENARIOS, VARIANTS, _random_split, _variant_id
+from tests.vector_support import differential, episode_count, permutation
 
 GAME = kiaule_env.get_game("elgeta")
 _CONFIG = os.path.join(os.path.dirname(__file__), "../../experiments/configs/elgeta.yaml")
@@ -35,8 +37,10 @@ with open(_CONFIG, encoding="utf-8") as _file:
 #: every variant of the differential test: the default, the descriptor's, the training
 #: config's and short capped ones (E8 cap, capped ties, all aces)
 OPTIONS = [*VARIANTS, *([_TRAINING] if _TRAINING not in VARIANTS else []), *CAPPED]
+#: max_cycles truncation (the base's, as the AEC env's: max_cycles x num_players agent steps)
+OPTIONS.append({"num_players": 3, "deck": "32", "max_cycles": 30})
 #: episodes of the differential test over all its variants together
-EPISODES = int(os.environ.get("KIAULE_VECTOR_EPISODES", "240"))
+EPISODES = episode_count(240)
 
 
 def _play(env: Any) -> None:
@@ -74,38 +78,17 @@ def _step_both(vec: ElgetaVector, envs: list[Any], where: str) -> np.ndarray:
     return ended
 
 
-def differential(options: dict[str, Any], episodes: int, seed: int, num_envs: int = 16) -> int:
-    """Play ``episodes`` seeded episodes through the batch and the raw envs, comparing at every
-    step (finished slots are dealt a new seed); returns the agent steps played."""
-    rng = np.random.default_rng(seed)
-    vec = ElgetaVector(num_envs, options)
-    envs = [elgeta_v0.raw_env(**options) for _ in range(num_envs)]
-    seeds = rng.integers(0, 2**63, num_envs)
-    vec.reset_slots(np.arange(num_envs), seeds)
-    for slot, env in enumerate(envs):
-        env.reset(seed=int(seeds[slot]))
-        _same(vec, slot, env, f"{options} seed {seeds[slot]} start")
-    finished = steps = 0
-    while finished < episodes:
-        where = f"{options} step {steps} seeds {seeds.tolist()}"
-        ended = _step_both(vec, envs, where)
-        steps += num_envs
-        finished += ended.size
-        if ended.size:
-            new = rng.integers(0, 2**63, ended.size)
-            vec.reset_slots(ended, new)
-            seeds[ended] = new
-            for slot, seed_ in zip(ended.tolist(), new.tolist(), strict=True):
-                envs[slot].reset(seed=seed_)
-        for slot, env in enumerate(envs):
-            _same(vec, slot, env, f"{options} seed {seeds[slot]} step {steps}")
-    return steps
-
-
 @pytest.mark.parametrize("options", OPTIONS, ids=_variant_id)
 def test_E2_E10_seeded_episodes_agree_with_the_env_step_by_step(options):
     episodes = max(4, math.ceil(EPISODES / len(OPTIONS)))
-    differential(options, episodes, seed=len(str(options)))
+    steps = differential("elgeta", options, episodes, seed=len(str(options)), num_envs=16)
+    assert steps >= episodes
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=_variant_id)
+def test_states_the_seat_to_act_cannot_tell_apart_give_the_same_observation(options):
+    # the information-set permutation test: another order of every pile's unseen top part
+    assert permutation("elgeta", options, positions=12, seed=5) > 0
 
 
 def _loaded(env: Any, num_envs: int = 1, slot: int = 0) -> ElgetaVector:
@@ -187,12 +170,12 @@ def test_a_state_loaded_mid_game_goes_on_as_the_env(options):
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=_variant_id)
-def test_states_the_seat_to_act_cannot_tell_apart_give_the_same_observation(options):
-    # the information-set permutation test: another order of every pile's unseen top part
-    # (engine.resample_hidden) and a state drawn from the view (sampling.sample_state)
+def test_a_state_drawn_from_the_view_gives_the_same_observation(options):
+    # sampling.sample_state: a state consistent with the view of the seat to act, its history
+    # only the current trick's start
     rng = np.random.default_rng(3)
     engine = GAME.make_engine(**options)
-    vec = ElgetaVector(3, options)
+    vec = ElgetaVector(2, options)
     checked = 0
     for _ in range(10):
         state = engine.new_episode(rng, {})
@@ -204,12 +187,10 @@ def test_states_the_seat_to_act_cannot_tell_apart_give_the_same_observation(opti
             continue
         seat = rules.to_act(state)
         vec.load_state(0, state)
-        vec.load_state(1, engine.resample_hidden(state, seat, rng))
-        vec.load_state(2, sampling.sample_state(rules.view(state, seat), engine.config, rng))
-        for slot in (1, 2):
-            assert np.array_equal(vec.obs[slot], vec.obs[0])
-            assert np.array_equal(vec.mask[slot], vec.mask[0])
-            assert vec.agent[slot] == vec.agent[0] == seat
+        vec.load_state(1, sampling.sample_state(rules.view(state, seat), engine.config, rng))
+        assert np.array_equal(vec.obs[1], vec.obs[0])
+        assert np.array_equal(vec.mask[1], vec.mask[0])
+        assert vec.agent[1] == vec.agent[0] == seat
         checked += 1
     assert checked >= 5
 
@@ -254,3 +235,16 @@ def test_a_slot_holds_about_4_kb_of_state():
     vec = ElgetaVector(4, {})
     assert vec.state_bytes() == WORDS * 8 <= 4096
     assert vec.state.shape == (4, WORDS) and vec.state.flags.c_contiguous
+
+
+def test_waiting_slots_keep_their_game_in_a_partial_step():
+    venv = vector.make("elgeta", num_envs=4, seed=1, num_players=2, deck="32")
+    obs, _ = venv.reset()
+    state, before = venv.impl.state.copy(), obs["observation"].copy()
+    active = np.array([True, False, True, False])
+    obs, rewards, terminated, _, _ = venv.step(np.zeros(4, dtype=np.int64), active)
+    assert np.array_equal(venv.impl.state[~active], state[~active])
+    assert np.array_equal(obs["observation"][~active], before[~active])
+    for slot in np.flatnonzero(active):  # one card was played (E3)
+        assert venv.impl.state[slot, compiled.TRICK_LEN] == 1
+    assert not rewards.any() and not terminated.any()
