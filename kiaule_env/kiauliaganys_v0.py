@@ -132,6 +132,15 @@ False). In a match these describe the last deal, plus
 Illegal actions: ``env()`` follows PettingZoo's classic convention (the offender gets −1 and the
 episode ends); ``raw_env`` raises ``ValueError`` naming the action and the legal moves.
 
+Batched env
+-----------
+``kiaule_env.vector.make("kiauliaganys", num_envs=…, seed=…, **options)`` plays every option of
+this env in compiled code (``kiaule_env/kiauliaganys/vector.py``), with the same observations,
+masks, rewards and results. Each slot keeps its deal's exact G10a position history: a slot's
+state starts at about 4 KB (room for 32 positions) and every slot of the batch grows when a deal
+needs more room (random four-player play reaches about 39 KB a slot). In a match (G11) the
+batch reports no per-deal ``deal_result``; ``info["final_result"]`` is the match's ``result``.
+
 Version history: v0, first release; G10a (repetition, default on; one more observation entry)
 added within v0; the card-counting slices (29 entries for four players) added within v0.
 Model files record their observation layout and are refused for another one.
