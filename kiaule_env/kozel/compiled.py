@@ -8,10 +8,13 @@ than the Python engine (:mod:`kiaule_env.kozel.rules`) can play in the time a mo
 module does the same rules on an ``int64`` array with ``numba.njit(cache=True)`` functions, many
 times faster (measured figures: ``docs/compiled-twins.md``, and ``kiaule bench --engine``). The
 Python engine stays the reference: the env, the observation and everything public
-use it. This twin is only a simulator, and it is verified against the engine by the
-differential test ``tests/kozel/test_compiled.py``: thousands of seeded random deals over every
-option combination, played through both, with the same encoded array, acting seat, legal
-actions (for every seat) and reward deltas after every step, and the deal's end at the same step.
+use it. This twin is a simulator: of the search agents' playouts, and of the batched env
+(:mod:`kiaule_env.kozel.vector`), which plays these kernels on the first :data:`SIZE` words of
+each slot's row (the information-set memory of its observation after them; a layout change here
+must keep that module in step). It is verified against the engine by the differential test
+``tests/kozel/test_compiled.py``: thousands of seeded random deals over every option
+combination, played through both, with the same encoded array, acting seat, legal actions (for
+every seat) and reward deltas after every step, and the deal's end at the same step.
 
 What it covers
 --------------

@@ -43,18 +43,14 @@ The observation of the seat to act is rewritten after each step: it is relative 
 (his hand, ``left`` / ``partner`` / ``right``), and the seat changes with almost every step, so
 nearly every slice changes with it. What it is built from is the memory above, updated
 incrementally, so a step costs the move, the memory it changes, the 490 floats and the mask
-(measured: about 0.15 µs for the observation and mask, 0.1 µs for the rules and memory).
+(the observation and mask cost about as much as the rules and the memory together).
 
 All options of :class:`~kiaule_env.kozel.rules.Config` are supported. A slot whose action is
 -1 waits (``partial_steps``: its row and observation stay), as does a slot never reset.
 
-Size and speed: :data:`WORDS` = 125 ``int64`` words, 1,000 bytes of state per slot, besides
-the 490 ``float32`` observation and the 47-byte mask. ``kiaule bench --vector kozel`` on a
-2-core machine shared with four other jobs (load about 4.4): batch 1 20,000, batch 64 340,000,
-batch 1024 809,000, batch 4096 761,000 agent-steps/s (OpenSpiel euchre 199,000 in the same run,
-its best: 4.1×); by CPU time (``time.process_time``) the same loop at batch 1024 runs at
-1,830,000 agent-steps/s. Compilation with an empty numba cache: 26 s on that machine; a start
-from the cache: 0.8 s.
+Size: :data:`WORDS` = 125 ``int64`` words, 1,000 bytes of state per slot, besides the 490
+``float32`` observation and the 47-byte mask. Speed and compile time are measured by
+``kiaule bench --vector`` (the README's table).
 """
 
 from __future__ import annotations
