@@ -666,6 +666,8 @@ class KozelVector:
             raise ValueError(f"state.config={state.config} differs from this batch's {self.config}")
         if state.decks:
             raise ValueError("state.decks: stacked decks of later games cannot be loaded")
+        if state.config.series and state.rng is None:  # K14: later games are dealt from it
+            raise ValueError("a series state needs its generator (state.rng) for later deals")
         s = self.state[slot]
         s[:] = 0
         s[: compiled.SIZE] = compiled.encode(state)

@@ -212,11 +212,22 @@ def test_bad_options(options: dict[str, Any], message: str) -> None:
         kozel_v0.raw_env(**options)
 
 
-def test_load_state_refuses_other_config() -> None:
+def test_load_state_refuses_what_it_cannot_play() -> None:
+    """Another configuration, stacked decks still to deal, a series without its generator."""
     env = kozel_v0.raw_env(molodka=None)
     env.reset(seed=0)
     with pytest.raises(ValueError, match="config"):
         KozelVector(1, {}).load_state(0, env.game_state)
+    env = kozel_v0.raw_env(series=True)
+    env.reset(seed=0, options={"decks": [molodka_rich_deck(np.random.default_rng(0))] * 2})
+    with pytest.raises(ValueError, match="decks"):
+        KozelVector(1, {"series": True}).load_state(0, env.game_state)
+    state = rules.clone(env.game_state)
+    state.decks, state.rng = [], None
+    with pytest.raises(ValueError, match="generator"):
+        KozelVector(1, {"series": True}).load_state(0, state)
+    with pytest.raises(TypeError, match="State"):
+        KozelVector(1, {}).load_state(0, "state")
 
 
 def test_kernel_caches_go_stale_with_what_they_call() -> None:
