@@ -46,14 +46,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numba
 import numpy as np
 
 from kiaule_env.cards import SUITS
 from kiaule_env.elgeta import compiled as twin
+from kiaule_env.elgeta import rules as rules_module
 from kiaule_env.elgeta.encoding import NUM_ACTIONS, build_layout
 from kiaule_env.elgeta.rules import NOBODY, SEAT_SUITS, Config, State, seat_suits
 from kiaule_env.vector import rng
+from kiaule_env.vector.kernels import kernel_decorator
 
 MAX_SEATS = twin.MAX_SEATS
 MAX_CARDS = twin.MAX_CARDS
@@ -64,7 +65,8 @@ BEGGARS = NUM_BEGGARS + 1
 TRICK_SEATS = BEGGARS + MAX_SEATS
 WORDS = TRICK_SEATS + MAX_CARDS
 
-_jit = numba.njit(cache=True)
+#: numba kernels whose cache also goes stale with the twin, the generator or the rules
+_jit = kernel_decorator(twin, rng, rules_module)
 
 
 def _config(options: Mapping[str, Any]) -> Config:

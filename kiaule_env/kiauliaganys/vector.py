@@ -39,11 +39,12 @@ from dataclasses import fields
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from kiaule_env.kiauliaganys import compiled as C
+from kiaule_env.kiauliaganys import rules
 from kiaule_env.kiauliaganys.rules import DRAG, MATCH, OVER, Config, State
 from kiaule_env.vector import rng
+from kiaule_env.vector.kernels import kernel_decorator
 
 #: G10a position records a row holds at first (it grows when a deal needs more)
 START_RECORDS = 32
@@ -65,8 +66,12 @@ F_YEARS = 2  # 1 / match_years (0 outside a match)
 F_REPETITION = 3  # 1 / repetition (0 with G10a off)
 
 
+#: numba kernels whose cache also goes stale with the twin, the generator or the rules
+_kernel = kernel_decorator(C, rng, rules)
+
+
 # ---------------------------------------------------------------------------------- observation
-@njit(cache=True)
+@_kernel
 def _ones(obs: np.ndarray, mask: int, base: int, d: int) -> None:
     """``obs[base + p] = 1`` for every set bit ``p < d`` of ``mask`` (the rest of the ``d``
     entries 0): branch-free, a hand's bits are random."""
@@ -76,7 +81,7 @@ def _ones(obs: np.ndarray, mask: int, base: int, d: int) -> None:
         obs[base + p] = (mask >> p) & 1
 
 
-@njit(cache=True)
+@_kernel
 def _match_chance(
     s: np.ndarray, x: np.ndarray, seat: int, per: np.ndarray, total: int, suit: int
 ) -> float:
@@ -98,7 +103,7 @@ def _match_chance(
     return 1.0 - none
 
 
-@njit(cache=True)
+@_kernel
 def _write_counting(
     s: np.ndarray, x: np.ndarray, obs: np.ndarray, seen: int, at: int, f: np.ndarray
 ) -> None:
@@ -143,7 +148,7 @@ def _write_counting(
             obs[unseen + 5 + t] = (face_down - matching) / (matching + 1.0) * scale
 
 
-@njit(cache=True)
+@_kernel
 def _write_obs(s: np.ndarray, x: np.ndarray, obs: np.ndarray, f: np.ndarray) -> None:
     """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over)."""
     obs[:] = 0.0
@@ -196,7 +201,7 @@ def _write_obs(s: np.ndarray, x: np.ndarray, obs: np.ndarray, f: np.ndarray) -> 
     _write_counting(s, x, obs, seen, not_suit + 5 * n, f)
 
 
-@njit(cache=True)
+@_kernel
 def _write_slot(
     s: np.ndarray, x: np.ndarray, obs: np.ndarray, mask: np.ndarray, f: np.ndarray, buf: np.ndarray
 ) -> int:
@@ -211,7 +216,7 @@ def _write_slot(
 
 
 # ---------------------------------------------------------------------------------- moves
-@njit(cache=True)
+@_kernel
 def _forget(s: np.ndarray, x: np.ndarray, seat: int, card: int) -> None:
     """A card leaves ``seat``'s hand (``rules._remove_from_hand``): a face-up card is no longer
     face up; a hidden suited card may have been one of the search pick-ups, so each other
@@ -229,7 +234,7 @@ def _forget(s: np.ndarray, x: np.ndarray, seat: int, card: int) -> None:
             x[at] -= 1
 
 
-@njit(cache=True)
+@_kernel
 def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray) -> None:
     """The twin's ``apply`` of ``action[0]`` plus the information-set bookkeeping it leaves
     out (G4 ``not_suit``, G5 face-up cards)."""
@@ -258,7 +263,7 @@ def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray
 
 
 # ---------------------------------------------------------------------------------- deals
-@njit(cache=True)
+@_kernel
 def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> None:
     """``rules.new_deal`` in the row: ``deck`` (deck positions, top first) with position 0
     starting the open fund and the rest face down (G2); the player after ``dealer`` acts
@@ -295,14 +300,14 @@ def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> Non
     x[X_DEALER] = dealer
 
 
-@njit(cache=True)
+@_kernel
 def _deal(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> None:
     """A deal shuffled from the slot's generator (``Deck.shuffled``: ``rng.permutation``)."""
     rng.permutation(x, X_RNG, s[C.D], deck)
     _lay_out(s, x, dealer, deck)
 
 
-@njit(cache=True)
+@_kernel
 def _deal_over(s: np.ndarray, x: np.ndarray, target: int, deck: np.ndarray) -> bool:
     """After a deal's last step: its years (G11) and, in a match not yet decided, the next deal
     (``rules.next_deal``: the loser deals, or the player who caught the pig by the tail, else
@@ -327,7 +332,7 @@ def _deal_over(s: np.ndarray, x: np.ndarray, target: int, deck: np.ndarray) -> b
     return False
 
 
-@njit(cache=True)
+@_kernel
 def _reset_rows(
     state: np.ndarray,
     slots: np.ndarray,
@@ -352,7 +357,7 @@ def _reset_rows(
         agent[i] = _write_slot(s, x, obs[i], mask[i], f, buf)
 
 
-@njit(cache=True)
+@_kernel
 def _step_rows(
     state: np.ndarray,
     actions: np.ndarray,
@@ -392,7 +397,7 @@ def _step_rows(
             agent[i] = _write_slot(s, x, obs[i], mask[i], f, buf)
 
 
-@njit(cache=True)
+@_kernel
 def _history_full(state: np.ndarray) -> bool:
     """Whether a slot could run out of G10a records in its next step (one record a step,
     plus the twin's scratch record)."""
@@ -403,7 +408,7 @@ def _history_full(state: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True)
+@_kernel
 def _rebuild_tables(state: np.ndarray) -> None:
     """The G10a hash table of every row from its records (after the rows grew)."""
     for i in range(state.shape[0]):

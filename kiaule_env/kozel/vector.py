@@ -55,12 +55,10 @@ Size: :data:`WORDS` = 125 ``int64`` words, 1,000 bytes of state per slot, beside
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trailing-zeros
 
 from kiaule_env.cards import SUITS
@@ -105,33 +103,14 @@ from kiaule_env.kozel.rules import (
     State,
 )
 from kiaule_env.vector import rng as vrng
+from kiaule_env.vector.kernels import kernel_decorator
 
 __all__ = ["WORDS", "KozelVector"]
 
 # ------------------------------------------------------------------------------------ kernels
-#: files whose compiled functions or constants the kernels use (the twin's rules, the
-#: generator, the card and move tables)
-_DEPENDS = (compiled.__file__, vrng.__file__, rules.__file__, moves.__file__)
-
-
-def _stamp(path: str) -> tuple[float, int]:
-    """numba's freshness stamp of a source file: its modification time and size."""
-    st = os.stat(path)
-    return st.st_mtime, st.st_size
-
-
-def _kernel(func: Callable[..., Any]) -> Any:
-    """``numba.njit(cache=True)``, its on-disk cache also made stale by an edit of the files in
-    :data:`_DEPENDS`: numba checks only the stamp of the function's own file, so a kernel
-    calling the twin's or the generator's functions would otherwise load machine code compiled
-    against their old text. (The stamp is numba's ``IndexDataCacheFile._source_stamp``; should
-    a numba release rename it, the kernels still compile and cache as plain ``cache=True``.)"""
-    dispatcher = njit(cache=True)(func)
-    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
-    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
-        own = cache_file._source_stamp
-        cache_file._source_stamp = (own, *(_stamp(path) for path in _DEPENDS))
-    return dispatcher
+#: numba kernels whose cache also goes stale with the twin, the generator and the
+#: rules' tables (kiaule_env.vector.kernels)
+_kernel = kernel_decorator(compiled, vrng, rules, moves)
 
 
 # ------------------------------------------------------------------------------------ layout

@@ -29,6 +29,7 @@ from kiaule_env import kozel_v0, vector
 from kiaule_env.kozel import compiled, rules
 from kiaule_env.kozel.vector import KozelVector
 from kiaule_env.vector import rng
+from kiaule_env.vector.kernels import stamped_with
 from tests.kozel.test_compiled import molodka_rich_deck
 from tests.vector_support import differential, episode_count, permutation, random_actions
 
@@ -238,6 +239,5 @@ def test_kernel_caches_go_stale_with_what_they_call() -> None:
     kernels = [f for f in vars(module).values() if isinstance(f, numba.core.dispatcher.Dispatcher)]
     assert len(kernels) >= 20
     for kernel in kernels:
-        stamp = kernel._cache._cache_file._source_stamp
         for path in (compiled.__file__, rng.__file__, rules.__file__):
-            assert module._stamp(path) in stamp, (kernel.__name__, path)
+            assert stamped_with(kernel, path), (kernel.__name__, path)
