@@ -51,11 +51,9 @@ straight from the bookkeeping above, never recomputed from the cards' history.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-import numba
 import numpy as np
 
 from kiaule_env.core.options import check_keywords
@@ -63,30 +61,12 @@ from kiaule_env.pig import compiled as C
 from kiaule_env.pig import rules
 from kiaule_env.pig.encoding import ActionCodec, ObservationEncoder
 from kiaule_env.vector import rng as R
+from kiaule_env.vector.kernels import kernel_decorator
 
 # ---------------------------------------------------------------------- compiled kernels
-#: files whose compiled functions these kernels call (the twin's rules, the generator)
-_DEPENDS = (C.__file__, R.__file__)
-
-
-def _stamp(path: str) -> tuple[float, int]:
-    """numba's freshness stamp of a source file: its modification time and size."""
-    st = os.stat(path)
-    return st.st_mtime, st.st_size
-
-
-def _kernel(func: Callable[..., Any]) -> Any:
-    """``numba.njit(cache=True)``, its on-disk cache also made stale by an edit of the files
-    in :data:`_DEPENDS`: numba checks only the stamp of the function's own file, so a kernel
-    calling the twin's or the generator's functions would otherwise load machine code compiled
-    against their old text. (The stamp is numba's ``IndexDataCacheFile._source_stamp``; should
-    a numba release rename it, the kernels still compile and cache as plain ``cache=True``.)"""
-    dispatcher = numba.njit(cache=True)(func)
-    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
-    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
-        own = cache_file._source_stamp
-        cache_file._source_stamp = (own, *(_stamp(path) for path in _DEPENDS))
-    return dispatcher
+#: numba kernels whose cache also goes stale with the twin and the generator
+#: (kiaule_env.vector.kernels)
+_kernel = kernel_decorator(C, R)
 
 
 # ---------------------------------------------------------------------- layout

@@ -289,10 +289,10 @@ def test_kernel_caches_go_stale_with_the_twin_and_the_generator() -> None:
     from kiaule_env.pig import compiled
     from kiaule_env.pig import vector as module
     from kiaule_env.vector import rng
+    from kiaule_env.vector.kernels import stamped_with
 
     kernels = [f for f in vars(module).values() if isinstance(f, numba.core.dispatcher.Dispatcher)]
     assert len(kernels) >= 10
     for kernel in kernels:
-        stamp = kernel._cache._cache_file._source_stamp
-        assert module._stamp(compiled.__file__) in stamp, kernel.__name__
-        assert module._stamp(rng.__file__) in stamp, kernel.__name__
+        assert stamped_with(kernel, compiled.__file__), kernel.__name__
+        assert stamped_with(kernel, rng.__file__), kernel.__name__
