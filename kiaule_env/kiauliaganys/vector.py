@@ -19,6 +19,7 @@ name (``X_…``)     size    content
 ``DEALER``         1       this deal's dealer (the next deal of a match starts from him)
 ``RNG``            ...     the episode's generator (:mod:`kiaule_env.vector.rng`): the
                            later deals of a match are shuffled from it, as the engine does
+``MARK``           1       the G10a marker of the records the row keeps (:func:`_marker`)
 =================  ======  ===============================================================
 
 Each step updates this memory incrementally from the move (a play or drag removes one card
@@ -29,7 +30,11 @@ its mask, all in ``numba.njit(cache=True)`` kernels looping over the batch.
 G10a history: the twin keeps the deal's position records in its array. A row starts with room
 for :data:`START_RECORDS` records (about 4 KB a slot for four players and 52 cards); when a
 slot is about to fill its room, every row grows to twice the room before the step (records
-copied, hash tables rebuilt), so the count stays exact for any ``max_turns``.
+copied, hash tables rebuilt), so the count stays exact for any ``max_turns``. A row keeps only
+the positions since the last irreversible change (:func:`_marker`: a turn had, a seat out, the
+G8 last turn); older ones can never recur, so the counts are the engine's. In long random runs
+at batch 1024 this keeps rows at 512 records (about 39 KB a slot) where the whole deal's
+history grew them to 1,024 (about 76 KB).
 """
 
 from __future__ import annotations
@@ -56,8 +61,9 @@ X_YEARS = X_NOT_SUIT + 4 * C.MAX_SEATS
 X_DEALS = X_YEARS + C.MAX_SEATS
 X_DEALER = X_DEALS + 1
 X_RNG = X_DEALER + 1
+X_MARK = X_RNG + rng.RNG_WORDS  # the G10a marker (:func:`_marker`) of the records kept
 #: words of the bookkeeping, the first of a row (the twin's array follows)
-EXTRA_WORDS = X_RNG + rng.RNG_WORDS
+EXTRA_WORDS = X_MARK + 1
 
 # float parameters of the observation (``_params``)
 F_SCALE = 0  # 1 / deck size
@@ -386,7 +392,10 @@ def _step_rows(
         for t in range(players):
             deltas[t] = 0.0
         action[0] = actions[i]
+        records = s[C.RECORDS]
         _apply(s, x, action, deltas)
+        if s[C.RECORDS] > records:  # G10a: a new position was recorded
+            _forget_history(s, x)
         for t in range(players):
             rewards[i, t] = deltas[t]
         done = False
@@ -395,6 +404,48 @@ def _step_rows(
         terminated[i] = done
         if not done:
             agent[i] = _write_slot(s, x, obs[i], mask[i], f, buf)
+
+
+@_kernel
+def _marker(s: np.ndarray) -> int:
+    """G10a: the irreversible part of the position at a turn's start (a function of its key):
+    who has had a turn, who has had a turn and holds no cards, and the pending G8 last turn.
+
+    Once the face-down table is empty (the only time positions are taken) it only grows:
+    had_turn never goes back; a seat that has had a turn and holds no cards is out (G7), never
+    acts again and so never takes a card (cards reach a hand only by its own search or take);
+    after a G8 last turn the deal ends. A position with a smaller marker can never recur."""
+    had = 0
+    empty = 0
+    for t in range(s[C.N]):
+        if s[C.HAD_TURN + t]:
+            had |= 1 << t
+            if s[C.HAND + t] == 0:
+                empty |= 1 << t
+    return had | (empty << C.MAX_SEATS) | (s[C.LAST_TURN] << (2 * C.MAX_SEATS))
+
+
+@_kernel
+def _forget_history(s: np.ndarray, x: np.ndarray) -> None:
+    """After a new G10a record: when the marker (:func:`_marker`) changed, the records before
+    it can never match again, so only the new record is kept (its count is 1; the counts the
+    env reports are unchanged) — it keeps a row's history to the positions since the last
+    irreversible change."""
+    mark = _marker(s)
+    if mark == x[X_MARK]:
+        return
+    x[X_MARK] = mark
+    last = s[C.RECORDS] - 1
+    if last == 0:
+        return
+    width = s[C.KEY_WORDS] + 1
+    src = C.HISTORY + last * width
+    for w in range(width):
+        s[C.HISTORY + w] = s[src + w]
+    for k in range(C.HISTORY + width, C.HISTORY + s[C.CAPACITY] * width + s[C.SLOTS]):
+        s[k] = 0  # the other records and the hash table
+    s[C.RECORDS] = 1
+    C._rebuild_table(s)
 
 
 @_kernel
@@ -429,6 +480,14 @@ def _config(options: Mapping[str, Any]) -> Config:
             f"allowed: {', '.join(_RULE_KEYWORDS)}"
         )
     return Config(**options)
+
+
+def _key_marker(key: tuple) -> int:
+    """:func:`_marker` of a ``rules.position_key``."""
+    _, last_turn, _, had_turn, _, *hands = key
+    had = sum(1 << t for t, flag in enumerate(had_turn) if flag)
+    empty = sum(1 << t for t, flag in enumerate(had_turn) if flag and not hands[t])
+    return had | (empty << C.MAX_SEATS) | (int(last_turn) << (2 * C.MAX_SEATS))
 
 
 def _slots_for(capacity: int) -> int:
@@ -589,6 +648,8 @@ class KiauliaganysVector:
         x[X_DEALS] = state.deals
         x[X_DEALER] = state.dealer
         x[X_RNG : X_RNG + rng.RNG_WORDS] = _rng_words(state.rng)
+        if state.positions:  # the marker of the newest record (``positions`` keeps its order)
+            x[X_MARK] = _key_marker(next(reversed(state.positions)))
 
     def _grow(self, capacity: int) -> None:
         """Every row's G10a history grows to ``capacity`` records (records copied, hash

@@ -26,7 +26,16 @@ pytest.importorskip("numba")
 
 import kiaule_env
 from kiaule_env import kiauliaganys_v0, vector
-from kiaule_env.kiauliaganys.vector import START_RECORDS, KiauliaganysVector
+from kiaule_env.kiauliaganys import compiled as C
+from kiaule_env.kiauliaganys import rules
+from kiaule_env.kiauliaganys.rules import Config
+from kiaule_env.kiauliaganys.vector import (
+    EXTRA_WORDS,
+    START_RECORDS,
+    X_MARK,
+    KiauliaganysVector,
+    _key_marker,
+)
 from tests.kiauliaganys.test_compiled import VARIANTS
 from tests.vector_support import differential, episode_count, permutation, random_actions
 
@@ -218,3 +227,64 @@ def test_waiting_slots_keep_their_deal_and_the_others_move_as_in_a_full_step():
         assert np.array_equal(half_info["agent"][kept], info["agent"][kept])
         compared += int(kept.sum())
     assert compared > 1000
+
+
+def _record_markers(row: np.ndarray) -> list[int]:
+    """The G10a marker (``_key_marker``) of each record a row keeps, decoded from the twin's
+    packed keys (each card's holder or fund index, then to_act, last_turn/named, had_turn)."""
+    s = row[EXTRA_WORDS:]
+    d, words, n = int(s[C.D]), int(s[C.KEY_WORDS]), int(s[C.N])
+    markers = []
+    for r in range(int(s[C.RECORDS])):
+        packed = s[C.HISTORY + r * (words + 1) : C.HISTORY + r * (words + 1) + words]
+        codes = [
+            (int(packed[k // C.FIELDS_PER_WORD]) >> (C.FIELD_BITS * (k % C.FIELDS_PER_WORD))) & 63
+            for k in range(d + 3)
+        ]
+        holders = set(codes[:d])
+        had = codes[d + 2]
+        empty = sum(1 << t for t in range(n) if had >> t & 1 and t not in holders)
+        markers.append(had | empty << C.MAX_SEATS | (codes[d + 1] // 8) << 2 * C.MAX_SEATS)
+    return markers
+
+
+def test_G10a_the_marker_of_a_position_only_grows_while_positions_are_taken():
+    """The engine's own positions: each deal's marker (who has had a turn, who has had a turn
+    and holds no cards, the G8 last turn) never loses a bit, so an older position with a
+    smaller marker can never recur and the batched row may forget it."""
+    config = Config()
+    rng = np.random.default_rng(5)
+    changes = 0
+    for _ in range(150):
+        state = rules.new_deal(config, rng)
+        seen = 0
+        while state.phase != rules.OVER:
+            moves = rules.legal_moves(state)
+            rules.apply(state, moves[int(rng.integers(len(moves)))])
+            if state.positions:
+                marker = _key_marker(next(reversed(state.positions)))
+                assert marker & seen == seen, (bin(seen), bin(marker))
+                changes += marker != seen
+                seen = marker
+    assert changes > 150
+
+
+def test_G10a_a_row_keeps_only_the_records_since_the_last_irreversible_change():
+    venv = vector.make("kiauliaganys", num_envs=16, seed=2)
+    venv.reset()
+    impl = venv.impl
+    rng = np.random.default_rng(2)
+    records = impl.state[:, EXTRA_WORDS + C.RECORDS].copy()
+    turns = impl.state[:, EXTRA_WORDS + C.TURNS].copy()
+    forgotten = 0
+    for step in range(2500):
+        venv.step(random_actions(impl.mask, rng))
+        for i, row in enumerate(impl.state):
+            if step % 25 == 0:
+                markers = _record_markers(row)
+                assert set(markers) <= {int(row[X_MARK])}, (i, markers, int(row[X_MARK]))
+            same_deal = row[EXTRA_WORDS + C.TURNS] > turns[i]
+            forgotten += bool(same_deal and row[EXTRA_WORDS + C.RECORDS] < records[i])
+        records = impl.state[:, EXTRA_WORDS + C.RECORDS].copy()
+        turns = impl.state[:, EXTRA_WORDS + C.TURNS].copy()
+    assert forgotten > 0
