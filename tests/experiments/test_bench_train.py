@@ -32,4 +32,4 @@ def test_the_command_refuses_engine_with_train(capsys):
     except SystemExit as exc:
         code = exc.code
     assert code == 2
-    assert "choose one of --engine and --train" in capsys.readouterr().err
+    assert "choose one of --engine, --train and --vector" in capsys.readouterr().err
