@@ -118,12 +118,19 @@ print(json.dumps(out))
 def compile_times(games: list[str]) -> dict[str, tuple[float, float]]:
     """Per game, seconds to the first playout in a fresh process: with an empty numba cache
     (first use: compilation), then again with the cache that run filled."""
+    return probe_times(_COMPILE_PROBE, games)
+
+
+def probe_times(probe: str, games: list[str]) -> dict[str, tuple[float, float]]:
+    """Run the ``probe`` script (``python -c probe *games``, printing a JSON map of seconds per
+    game as its last line) twice in fresh processes sharing one new numba cache: the first run
+    compiles, the second starts from the cache. Per game: (first, cached)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         runs = []
         for _ in range(2):
             done = subprocess.run(
-                [sys.executable, "-c", _COMPILE_PROBE, *games],
+                [sys.executable, "-c", probe, *games],
                 env=env,
                 capture_output=True,
                 text=True,

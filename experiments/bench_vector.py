@@ -24,11 +24,7 @@ state bytes per slot are the game's compiled state (besides the observation buff
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from agents.random_agent import RandomAgent
+from experiments.bench_engine import probe_times
 from experiments.outdir import write_atomic
 from kiaule_env import GAMES, vector
 from kiaule_env.core.play import play_episode
@@ -192,19 +189,7 @@ print(json.dumps(out))
 def compile_times(games: list[str]) -> dict[str, tuple[float, float]]:
     """Per game, seconds from ``make`` to a few steps in a fresh process: with an empty numba
     cache (first use: compilation), then with the cache that run filled."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        runs = []
-        for _ in range(2):
-            done = subprocess.run(
-                [sys.executable, "-c", _COMPILE_PROBE, *games],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return {g: (runs[0][g], runs[1][g]) for g in games}
+    return probe_times(_COMPILE_PROBE, games)
 
 
 def run(
