@@ -88,39 +88,63 @@ def _ones(obs: np.ndarray, mask: int, base: int, d: int) -> None:
 
 
 @_kernel
+def _none_table(d: int) -> np.ndarray:
+    """``table[total, others, k]``: the chance that ``k`` cards drawn from ``total`` unseen
+    suited cards, ``others`` of them not of a suit, miss the suit (``counting.match_chances``'
+    hypergeometric product, its factors multiplied in the same order, so the same floats);
+    ``k = others + 1`` holds 0.0 (more draws than misses: one must match)."""
+    table = np.zeros((d + 1, d + 1, d + 2))
+    for total in range(d + 1):
+        for others in range(total + 1):
+            none = 1.0
+            table[total, others, 0] = none
+            for i in range(others):
+                none *= (others - i) / (total - i)
+                table[total, others, i + 1] = none
+    return table
+
+
+@_kernel
 def _match_chance(
-    s: np.ndarray, x: np.ndarray, seat: int, per: np.ndarray, total: int, suit: int
+    s: np.ndarray,
+    x: np.ndarray,
+    seat: int,
+    per: np.ndarray,
+    total: int,
+    suit: int,
+    table: np.ndarray,
 ) -> float:
     """``counting.match_chances`` of ``seat`` for ``suit``: a face-up card of it (or a face-up
     joker) makes it certain; else a hypergeometric draw of his hidden cards from the unseen
-    suited cards, less the ``not_suit`` ones (G4). Same float operations as the Python code."""
+    suited cards, less the ``not_suit`` ones (G4), looked up in :func:`_none_table`."""
     face_up = x[X_FACE_UP + seat]
     if face_up & (s[C.JOKER_MASK] | s[C.SUIT_MASK + suit]):
         return 1.0
     hidden = s[C.COUNT + seat] - C._popcount(face_up)
     free = max(0, hidden - x[X_NOT_SUIT + 4 * seat + suit])
     others = total - per[suit]
-    none = 1.0
-    for i in range(free):
-        if others - i <= 0:
-            none = 0.0
-            break
-        none *= (others - i) / (total - i)
-    return 1.0 - none
+    return 1.0 - table[total, others, min(free, others + 1)]
 
 
 @_kernel
 def _write_counting(
-    s: np.ndarray, x: np.ndarray, obs: np.ndarray, seen: int, at: int, f: np.ndarray
+    s: np.ndarray,
+    x: np.ndarray,
+    obs: np.ndarray,
+    seen: int,
+    at: int,
+    f: np.ndarray,
+    table: np.ndarray,
+    per: np.ndarray,
 ) -> None:
     """The ``counting`` slices (``match_chance`` at ``at``, then ``next_chance``, ``unseen``,
-    ``search_length``) of the seat to act, who has seen the cards of ``seen``."""
+    ``search_length``) of the seat to act, who has seen the cards of ``seen`` (``per``: scratch
+    for the unseen suited cards per suit, no allocation per step)."""
     n = s[C.N]
     d = s[C.D]
     me = s[C.TO_ACT]
     scale = f[F_SCALE]
     unseen_mask = ((1 << d) - 1) & ~seen
-    per = np.empty(4, dtype=np.int64)
     total = 0
     unseen = at + 4 * n + 4
     for t in range(4):
@@ -142,7 +166,7 @@ def _write_counting(
                 nxt = step
             if s[C.COUNT + seat] > 0:
                 for t in range(4):
-                    obs[at + 4 * step + t] = _match_chance(s, x, seat, per, total, t)
+                    obs[at + 4 * step + t] = _match_chance(s, x, seat, per, total, t, table)
     if nxt >= 0:  # G6: the player my drag sets the suit for
         for t in range(4):
             obs[at + 4 * n + t] = obs[at + 4 * nxt + t]
@@ -155,8 +179,11 @@ def _write_counting(
 
 
 @_kernel
-def _write_obs(s: np.ndarray, x: np.ndarray, obs: np.ndarray, f: np.ndarray) -> None:
-    """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over)."""
+def _write_obs(
+    s: np.ndarray, x: np.ndarray, obs: np.ndarray, f: np.ndarray, table: np.ndarray, buf: np.ndarray
+) -> None:
+    """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over);
+    ``table``: :func:`_none_table`, ``buf``: scratch."""
     obs[:] = 0.0
     if s[C.PHASE] == OVER:
         return
@@ -204,15 +231,21 @@ def _write_obs(s: np.ndarray, x: np.ndarray, obs: np.ndarray, f: np.ndarray) -> 
         years = x[X_YEARS + t]
         if years:
             obs[not_suit + 4 * n + rel] = min(1.0, years * f[F_YEARS])  # G11
-    _write_counting(s, x, obs, seen, not_suit + 5 * n, f)
+    _write_counting(s, x, obs, seen, not_suit + 5 * n, f, table, buf)
 
 
 @_kernel
 def _write_slot(
-    s: np.ndarray, x: np.ndarray, obs: np.ndarray, mask: np.ndarray, f: np.ndarray, buf: np.ndarray
+    s: np.ndarray,
+    x: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    f: np.ndarray,
+    table: np.ndarray,
+    buf: np.ndarray,
 ) -> int:
     """Writes the slot's observation and mask; returns the seat to act (-1 once over)."""
-    _write_obs(s, x, obs, f)
+    _write_obs(s, x, obs, f, table, buf)
     mask[:] = 0
     if s[C.PHASE] == OVER:
         return -1
@@ -286,7 +319,6 @@ def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> Non
     s[C.LOSER] = -1
     s[C.TAIL] = -1
     s[C.ENDING] = C.RUNNING
-    s[C.RECORDS] = 0
     s[C.REPEATS] = 0
     for t in range(C.MAX_SEATS):
         s[C.HAND + t] = 0
@@ -301,8 +333,7 @@ def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> Non
     s[C.FUND] = deck[0]
     for k in range(d - 1):
         s[C.FACE_DOWN + k] = deck[d - 1 - k]
-    for k in range(C.HISTORY, s.shape[0]):  # the G10a records and their hash table
-        s[k] = 0
+    _clear_history(s)  # the G10a records and their hash table
     x[X_DEALER] = dealer
 
 
@@ -347,6 +378,7 @@ def _reset_rows(
     mask: np.ndarray,
     agent: np.ndarray,
     f: np.ndarray,
+    table: np.ndarray,
 ) -> None:
     """New episodes in ``slots``: each generator seeded as ``seeding.np_random(seed)``, the
     first deal shuffled from it (``Engine.new_episode``), dealt by the last seat (RULES §0)."""
@@ -360,7 +392,7 @@ def _reset_rows(
             x[X_YEARS + t] = 0
         x[X_DEALS] = 0
         _deal(s, x, s[C.N] - 1, buf)
-        agent[i] = _write_slot(s, x, obs[i], mask[i], f, buf)
+        agent[i] = _write_slot(s, x, obs[i], mask[i], f, table, buf)
 
 
 @_kernel
@@ -373,6 +405,7 @@ def _step_rows(
     mask: np.ndarray,
     agent: np.ndarray,
     f: np.ndarray,
+    table: np.ndarray,
     target: int,
 ) -> None:
     """One step of every slot whose action is not -1: the move, every seat's reward delta
@@ -403,7 +436,7 @@ def _step_rows(
             done = _deal_over(s, x, target, buf)
         terminated[i] = done
         if not done:
-            agent[i] = _write_slot(s, x, obs[i], mask[i], f, buf)
+            agent[i] = _write_slot(s, x, obs[i], mask[i], f, table, buf)
 
 
 @_kernel
@@ -438,14 +471,36 @@ def _forget_history(s: np.ndarray, x: np.ndarray) -> None:
     last = s[C.RECORDS] - 1
     if last == 0:
         return
+    _clear_table(s)
     width = s[C.KEY_WORDS] + 1
     src = C.HISTORY + last * width
     for w in range(width):
         s[C.HISTORY + w] = s[src + w]
-    for k in range(C.HISTORY + width, C.HISTORY + s[C.CAPACITY] * width + s[C.SLOTS]):
-        s[k] = 0  # the other records and the hash table
+    for k in range(C.HISTORY + width, src + width):
+        s[k] = 0  # the other records
     s[C.RECORDS] = 1
     C._rebuild_table(s)
+
+
+@_kernel
+def _clear_table(s: np.ndarray) -> None:
+    """Empties the G10a hash table, touching only the entries in use, not the whole table:
+    each record's entry is found and cleared newest first (the table is the records inserted
+    in order, so a record's probe path holds only older ones, still there when it is
+    cleared)."""
+    width = s[C.KEY_WORDS] + 1
+    table = C.HISTORY + s[C.CAPACITY] * width
+    for r in range(s[C.RECORDS] - 1, -1, -1):
+        s[table + C._slot(s, C.HISTORY + r * width)] = 0
+
+
+@_kernel
+def _clear_history(s: np.ndarray) -> None:
+    """No G10a records and an empty hash table (only the words in use are written)."""
+    _clear_table(s)
+    for k in range(C.HISTORY, C.HISTORY + s[C.RECORDS] * (s[C.KEY_WORDS] + 1)):
+        s[k] = 0
+    s[C.RECORDS] = 0
 
 
 @_kernel
@@ -560,6 +615,7 @@ class KiauliaganysVector:
                 1.0 / config.repetition if config.repetition else 0.0,
             ]
         )
+        self._table = _none_table(d)  # G4's match chances, looked up
         self.obs = np.zeros((num_envs, self.obs_size), dtype=np.float32)
         self.mask = np.zeros((num_envs, self.num_actions), dtype=np.int8)
         self.agent = np.full(num_envs, -1, dtype=np.int64)
@@ -569,7 +625,9 @@ class KiauliaganysVector:
         """New episodes in ``slots``, each the deal of ``raw_env(**options).reset(seed=…)``."""
         slots = np.ascontiguousarray(slots, dtype=np.int64)
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-        _reset_rows(self.state, slots, seeds, self.obs, self.mask, self.agent, self._params)
+        _reset_rows(
+            self.state, slots, seeds, self.obs, self.mask, self.agent, self._params, self._table
+        )
 
     def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
         """One legal action per slot (checked by the caller; -1: the slot waits): rewards,
@@ -585,6 +643,7 @@ class KiauliaganysVector:
             self.mask,
             self.agent,
             self._params,
+            self._table,
             self._target,
         )
 
@@ -615,7 +674,9 @@ class KiauliaganysVector:
             C._rebuild_table(row)
         self._load_memory(x, state)
         buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
-        self.agent[slot] = _write_slot(row, x, self.obs[slot], self.mask[slot], self._params, buf)
+        self.agent[slot] = _write_slot(
+            row, x, self.obs[slot], self.mask[slot], self._params, self._table, buf
+        )
 
     def state_bytes(self) -> int:
         """Bytes of compiled state per slot (the row; it grows with the G10a history)."""
