@@ -380,14 +380,13 @@ def _required(s: np.ndarray) -> int:
 
 @njit(cache=True)
 def _bits(mask: int, base: int, out: np.ndarray, n: int) -> int:
-    """Writes ``base + p`` for every set bit ``p`` of ``mask`` ascending from ``out[n]``."""
-    p = 0
+    """Writes ``base + p`` for every set bit ``p`` of ``mask`` ascending from ``out[n]`` (the
+    set bits only, lowest first: a hand's bits are random, a test per bit mispredicts)."""
     while mask:
-        if mask & 1:
-            out[n] = base + p
-            n += 1
-        mask >>= 1
-        p += 1
+        low = mask & -mask
+        out[n] = base + _popcount(low - 1)
+        n += 1
+        mask ^= low
     return n
 
 
@@ -632,28 +631,29 @@ def _pack_key(s: np.ndarray, base: int) -> None:
     card's code (the holder's seat, or ``FUND_CODE`` + its index in the fund) in deck order,
     then the three position fields, ``FIELDS_PER_WORD`` fields to a word."""
     d = s[D]
-    codes = np.zeros(MAX_CARDS + 3, dtype=np.int64)
+    for w in range(s[KEY_WORDS]):
+        s[base + w] = 0
     had = 0
     for seat in range(s[N]):
         mask = s[HAND + seat]
         while mask:  # the set bits only, lowest first (a hand's bits are random)
             low = mask & -mask
-            codes[_popcount(low - 1)] = seat
+            _put_field(s, base, _popcount(low - 1), seat)
             mask ^= low
         if s[HAD_TURN + seat]:
             had |= 1 << seat
     for i in range(s[FUND_LEN]):
-        codes[s[FUND + i]] = FUND_CODE + i
-    codes[d] = s[TO_ACT]
-    codes[d + 1] = s[LAST_TURN] * 8 + s[NAMED] + 1
-    codes[d + 2] = had
-    k = 0
-    for w in range(s[KEY_WORDS]):
-        word = 0
-        for field in range(min(FIELDS_PER_WORD, d + 3 - k)):
-            word |= codes[k] << (FIELD_BITS * field)
-            k += 1
-        s[base + w] = word
+        _put_field(s, base, s[FUND + i], FUND_CODE + i)
+    _put_field(s, base, d, s[TO_ACT])
+    _put_field(s, base, d + 1, s[LAST_TURN] * 8 + s[NAMED] + 1)
+    _put_field(s, base, d + 2, had)
+
+
+@njit(cache=True)
+def _put_field(s: np.ndarray, base: int, k: int, code: int) -> None:
+    """ORs ``code`` into field ``k`` of the packed key at ``base`` (its words start at zero;
+    each field is written once: no scratch array, no allocation per recorded turn)."""
+    s[base + k // FIELDS_PER_WORD] |= code << (FIELD_BITS * (k % FIELDS_PER_WORD))
 
 
 @njit(cache=True)
