@@ -25,7 +25,9 @@ name (``X_…``)     size    content
 Each step updates this memory incrementally from the move (a play or drag removes one card
 from the face-up set or lowers ``not_suit``, a take adds a face-up card, a search adds the
 cards it picked up to ``not_suit``), then writes the slot's observation of the seat to act and
-its mask, all in ``numba.njit(cache=True)`` kernels looping over the batch.
+its mask, all in ``numba.njit(cache=True)`` kernels looping over the batch. The G4 match
+chances are looked up in one table per batch (:func:`_none_table`, about 1.2 MB for 52 cards,
+besides the rows), built with the counting code's float operations in its order.
 
 G10a history: the twin keeps the deal's position records in its array. A row starts with room
 for :data:`START_RECORDS` records (about 4 KB a slot for four players and 52 cards); when a

@@ -35,6 +35,7 @@ from kiaule_env.kiauliaganys.vector import (
     X_MARK,
     KiauliaganysVector,
     _key_marker,
+    _none_table,
 )
 from tests.kiauliaganys.test_compiled import VARIANTS
 from tests.vector_support import differential, episode_count, permutation, random_actions
@@ -288,3 +289,42 @@ def test_G10a_a_row_keeps_only_the_records_since_the_last_irreversible_change():
         records = impl.state[:, EXTRA_WORDS + C.RECORDS].copy()
         turns = impl.state[:, EXTRA_WORDS + C.TURNS].copy()
     assert forgotten > 0
+
+
+def test_G4_match_chances_come_from_a_table_of_the_counting_products():
+    """Every entry the kernel can look up is the float ``counting.match_chances`` computes."""
+    d = 52
+    table = _none_table(d)
+    for total in range(d + 1):
+        for others in range(total + 1):
+            for free in range(d + 2):
+                none = 1.0  # counting.match_chances' loop
+                for i in range(free):
+                    if others - i <= 0:
+                        none = 0.0
+                        break
+                    none *= (others - i) / (total - i)
+                looked_up = table[total, others, min(free, others + 1)]
+                assert looked_up == none, (total, others, free, looked_up, none)
+
+
+def test_G10a_a_cleared_history_leaves_no_stale_table_entries_or_records():
+    """The history is cleared word by word in use (not the row's whole room): the hash table
+    holds exactly one entry per record and every word past the records is zero."""
+    venv = vector.make("kiauliaganys", num_envs=16, seed=3)
+    venv.reset()
+    impl = venv.impl
+    rng = np.random.default_rng(3)
+    checked = 0
+    for step in range(2500):
+        venv.step(random_actions(impl.mask, rng))
+        if step % 10:
+            continue
+        for row in impl.state[:, EXTRA_WORDS:]:
+            records, width = int(row[C.RECORDS]), int(row[C.KEY_WORDS]) + 1
+            table = C.HISTORY + int(row[C.CAPACITY]) * width
+            entries = row[table : table + int(row[C.SLOTS])]
+            assert sorted(entries[entries != 0]) == list(range(1, records + 1))
+            assert not row[C.HISTORY + records * width : table].any()
+            checked += records > 1
+    assert checked > 100
