@@ -18,41 +18,10 @@ measures the batched envs (:mod:`experiments.bench_vector`).
 from __future__ import annotations
 
 import argparse
-import time
-from dataclasses import dataclass
 
-from agents.random_agent import RandomAgent
+from experiments.bench_api import BenchResult, bench
 from experiments.cli_args import Parser, choice_of, positive_float, positive_int
 from kiaule_env import GAMES
-from kiaule_env.core.play import play_episode
-
-
-@dataclass
-class BenchResult:
-    name: str
-    steps: int
-    games: int
-    seconds: float
-
-    @property
-    def steps_per_s(self) -> float:
-        return self.steps / self.seconds
-
-    @property
-    def games_per_s(self) -> float:
-        return self.games / self.seconds
-
-
-def bench(name: str, make_env, seconds: float, seed: int = 0) -> BenchResult:
-    """Random games on ``make_env()`` through the public API for ``seconds``."""
-    env = make_env()
-    players = [RandomAgent(name, seed)] * len(env.possible_agents)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        steps += play_episode(env, players, seed=seed + games, api=True).steps
-        games += 1
-    return BenchResult(name, steps, games, time.perf_counter() - start)
 
 
 def holdem_factory():

@@ -32,11 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.random_agent import RandomAgent
+from experiments.bench_api import bench
 from experiments.bench_engine import probe_times
 from experiments.outdir import write_atomic
 from kiaule_env import GAMES, vector
-from kiaule_env.core.play import play_episode
 
 #: the batch sizes measured by default
 BATCHES = (1, 64, 1024, 4096)
@@ -104,16 +103,10 @@ def measure_pettingzoo(game: str, seconds: float, seed: int = 0) -> Row:
     descriptor = GAMES[game]
     module = descriptor.load()
     make = module.parallel_env if descriptor.parallel else module.env
-    env = make(**dict(descriptor.bench_options))
-    players = [RandomAgent(game, seed)] * len(env.possible_agents)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        steps += play_episode(env, players, seed=seed + games, api=True).steps
-        games += 1
+    result = bench(game, lambda: make(**dict(descriptor.bench_options)), seconds, seed)
     api = "parallel_env()" if descriptor.parallel else "env()"
     label = f"{game}_v{descriptor.version}.{api}"
-    return Row(label, "pettingzoo", 1, steps, time.perf_counter() - start)
+    return Row(label, "pettingzoo", 1, result.steps, result.seconds)
 
 
 def measure_openspiel(name: str, seconds: float, seed: int = 0) -> Row:

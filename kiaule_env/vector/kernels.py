@@ -39,7 +39,6 @@ def kernel_decorator(*depends: ModuleType) -> Callable[[Callable[..., Any]], Any
             cache_file._source_stamp = (own, *(source_stamp(path) for path in paths))
         return dispatcher
 
-    kernel.depends = paths  # type: ignore[attr-defined]
     return kernel
 
 
