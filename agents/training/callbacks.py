@@ -85,9 +85,15 @@ class SelfPlayCallback(ResumableCallback):
 
 
 class EvalCallback(ResumableCallback):
-    """Every ``every`` steps, evaluate the policy seat-rotated against ``opponent``, played as
-    the model will play (``deterministic``: its most probable move, else a draw from it); log
-    the result, keep the best model (by mean reward) as ``best.zip``.
+    """Every ``every`` steps, evaluate the policy seat-rotated against ``opponent`` and each of
+    ``extra`` (name -> deals), played as the model will play (``deterministic``: its most
+    probable move, else a draw from it); log the results, keep the best model (by its mean
+    reward against ``opponent``) as ``best.zip``.
+
+    Every logged entry (``eval.jsonl``, one line per opponent) carries the step count and two
+    clocks for the learning curves (:mod:`experiments.train.curves`): ``elapsed_s``, the run's
+    wall-clock seconds since training started, and ``train_s``, the same less the time spent in
+    evaluations. A resumed run continues both clocks from its checkpoint.
     """
 
     def __init__(
@@ -103,9 +109,11 @@ class EvalCallback(ResumableCallback):
         best_path: Path | None = None,
         log_path: Path | None = None,
         seed: int = 10**6,
+        extra: dict[str, int] | None = None,
     ):
         super().__init__(every)
         self.game, self.opponent, self.deals = game, opponent, deals
+        self.extra = dict(extra or {})
         self.env_kwargs, self.team_play = env_kwargs, team_play
         self.deterministic = deterministic
         self.save_model, self.best_path, self.log_path = save_model, best_path, log_path
@@ -113,41 +121,74 @@ class EvalCallback(ResumableCallback):
         self.best = -np.inf
         self.seconds = 0.0
         self.history: list[dict[str, Any]] = []
+        #: wall-clock and evaluation seconds of earlier sessions of a resumed run
+        self._elapsed_before = 0.0
+        self._eval_before = 0.0
+        self._clock = time.perf_counter()
 
     def state(self) -> dict[str, Any]:
-        return {"last": self._last, "best": float(self.best)}
+        return {
+            "last": self._last,
+            "best": float(self.best),
+            "elapsed_s": self._elapsed(),
+            "eval_s": self._eval_before + self.seconds,
+        }
+
+    def _on_training_start(self) -> None:
+        self._clock = time.perf_counter()
+        super()._on_training_start()
 
     def _apply(self, state: dict[str, Any]) -> None:
         super()._apply(state)
         self.best = float(state.get("best", -np.inf))
+        self._elapsed_before = float(state.get("elapsed_s", 0.0))
+        self._eval_before = float(state.get("eval_s", 0.0))
+
+    def _elapsed(self) -> float:
+        return self._elapsed_before + time.perf_counter() - self._clock
 
     def run_eval(self) -> EvalResult:
+        """Evaluate against ``opponent`` (returned) and each of ``extra``; log every result."""
         start = time.perf_counter()
+        elapsed = self._elapsed()
+        clocks = {
+            "elapsed_s": round(elapsed, 3),
+            "train_s": round(elapsed - self._eval_before - self.seconds, 3),
+        }
         policy = snapshot_of(self.model)
-        result = evaluate(
-            self.game,
-            lambda s: PolicyAgent(
-                policy, name=f"{self.game}/learner", seed=s, deterministic=self.deterministic
-            ),
-            self.opponent,
-            deals=self.deals,
-            env_kwargs=self.env_kwargs,
-            seed=self.seed,
-            team_play=self.team_play,
-        )
-        self.logger.record("eval/mean_reward", result.mean_reward)
-        self.logger.record("eval/reward_ci95", result.reward_ci95)
-        self.logger.record("eval/win_rate", result.win_rate)
-        entry = {"timesteps": self.num_timesteps, **result.as_dict()}
-        self.history.append(entry)
-        if self.log_path is not None:
-            with open(self.log_path, "a") as fh:
-                fh.write(json.dumps(entry) + "\n")
+        result = self._evaluate(policy, self.opponent, self.deals)
+        self._log(result, clocks, prefix="eval")
+        for name, deals in self.extra.items():
+            self._log(self._evaluate(policy, name, deals), clocks, prefix=f"eval/{name}")
         if result.mean_reward > self.best and self.save_model is not None and self.best_path:
             self.best = result.mean_reward
             self.save_model(self.best_path)
         self.seconds += time.perf_counter() - start
         return result
+
+    def _evaluate(self, policy: NumpyPolicy, opponent: str, deals: int) -> EvalResult:
+        return evaluate(
+            self.game,
+            lambda s: PolicyAgent(
+                policy, name=f"{self.game}/learner", seed=s, deterministic=self.deterministic
+            ),
+            opponent,
+            deals=deals,
+            env_kwargs=self.env_kwargs,
+            seed=self.seed,
+            team_play=self.team_play,
+        )
+
+    def _log(self, result: EvalResult, clocks: dict[str, float], prefix: str) -> None:
+        """Into the SB3 logger (under ``prefix``), the history and ``eval.jsonl``."""
+        self.logger.record(f"{prefix}/mean_reward", result.mean_reward)
+        self.logger.record(f"{prefix}/reward_ci95", result.reward_ci95)
+        self.logger.record(f"{prefix}/win_rate", result.win_rate)
+        entry = {"timesteps": self.num_timesteps, **clocks, **result.as_dict()}
+        self.history.append(entry)
+        if self.log_path is not None:
+            with open(self.log_path, "a") as fh:
+                fh.write(json.dumps(entry) + "\n")
 
     def _on_step(self) -> bool:
         if self._due():

@@ -121,6 +121,25 @@ def eval_opponent(config: TrainConfig) -> str:
     return name
 
 
+def extra_opponents(config: TrainConfig) -> dict[str, int]:
+    """``eval.extra_opponents`` as qualified registry names -> deals; ``ValueError`` naming an
+    agent the game does not have (before any training)."""
+    from agents import registry
+
+    known = registry.list_agents(config.game)
+    extra = {}
+    for name, deals in config.eval.extra_opponents.items():
+        qualified = registry.qualified(config.game, name)
+        if qualified.partition(":")[0] not in known:
+            raise ValueError(
+                f"eval.extra_opponents: {name!r} is not a {config.game} agent; "
+                f"known: {', '.join(known)}"
+            )
+        registry.make(qualified, seed=0)  # a bad option fails here, with the agent's message
+        extra[qualified] = deals
+    return extra
+
+
 def model_metadata(
     config: TrainConfig, vec_env, model, command: str | None = None
 ) -> dict[str, Any]:

@@ -316,6 +316,9 @@ def _report(config: TrainConfig, result: TrainResult) -> None:
         f"network {stats['share']['network']:.0%}; final model {result.final_model}"
     )
     if result.evals:
-        last = result.evals[-1]
+        step = result.evals[-1]["timesteps"]
         keys = ("opponent", "mean_reward", "reward_ci95", "win_rate")
-        print("last evaluation: " + json.dumps({k: last[k] for k in keys}))
+        for entry in (e for e in result.evals if e["timesteps"] == step):
+            print("last evaluation: " + json.dumps({k: entry[k] for k in keys}))
+        if (result.output / "curves.png").is_file():
+            print(f"learning curves: {result.output / 'curves.png'}")

@@ -90,6 +90,10 @@ class EvalConfig(_Section):
     opponent: str = "heuristic"
     #: env keywords of evaluation games (None: those of training)
     env_kwargs: dict[str, Any] | None = None
+    #: further opponents evaluated at each evaluation, registry kind or name -> deals (a
+    #: search agent is slow: give it fewer deals); ``best.zip`` follows ``opponent`` alone, and
+    #: the learning curves (``curves.png``) plot every opponent
+    extra_opponents: dict[str, Count] = Field(default_factory=dict)
 
 
 class CheckpointConfig(_Section):

@@ -12,6 +12,7 @@ from typing import Any
 
 from experiments.train.build import (
     eval_opponent,
+    extra_opponents,
     make_vec_env,
     model_metadata,
     new_model,
@@ -177,6 +178,7 @@ class _Run:
             save_model=self.save_model,
             best_path=self.out / "best.zip",
             log_path=self.out / "eval.jsonl",
+            extra=extra_opponents(config),
         )
         self.timing = cb.TimingCallback()
         self.budget = cb.TimeBudgetCallback(config.time_budget_s)
@@ -254,6 +256,10 @@ class _Run:
 
             export_for_play(final, export)
         timesteps = int(self.model.num_timesteps)
+        if self.eval_cb.history:
+            from experiments.train.curves import write_curves
+
+            write_curves(self.out, title=f"{self.config.game}: {self.out}")
         return TrainResult(self.out, final, timesteps, stats, self.eval_cb.history)
 
 
