@@ -194,6 +194,7 @@ GAME = GameDescriptor(
     benchmark_note="4 players, one round; reward −1 pig, +1/3 others (P9)",
     small_options={"num_players": 3},
     vector="kiaule_env.pig.vector:PigVector",
+    vector_policy="kiaule_env.pig.vector_policy:HeuristicPolicy",
     openspiel=OpenSpielBridge(
         fixed={"game": "round"},  # P5: one round, every random event a chance node
         hidden=("letters",),  # P7: full games only

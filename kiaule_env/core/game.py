@@ -107,6 +107,9 @@ class GameDescriptor:
     #: ``"module:Class"`` of the game's batched compiled env (``kiaule_env.vector.make``), or
     #: None: the game has none yet
     vector: str | None = None
+    #: ``"module:Class"`` of the compiled counterpart of the rule-based agent deciding for many
+    #: slots of the batched env at once (``kiaule_env.vector.heuristic_opponent``), or None
+    vector_policy: str | None = None
 
     # ------------------------------------------------------------------ derived
     @property

@@ -22,12 +22,15 @@ from kiaule_env.core.options import is_integer
 from kiaule_env.extras import require
 from kiaule_env.vector.base import VectorEnv, VectorGame
 from kiaule_env.vector.learner import SingleLearner, random_legal, random_opponent
+from kiaule_env.vector.opponents import BatchedPolicy, heuristic_opponent
 
 __all__ = [
+    "BatchedPolicy",
     "SingleLearner",
     "VectorEnv",
     "VectorGame",
     "games",
+    "heuristic_opponent",
     "make",
     "random_legal",
     "random_opponent",

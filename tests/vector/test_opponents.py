@@ -1,0 +1,137 @@
+"""The batched rule-based opponents (``kiaule_env.vector.heuristic_opponent``).
+
+For every game whose descriptor names a ``vector_policy``: the actions are legal in thousands of
+states of the batched env (reached by random and by the policy's own play), the same seed gives
+the same actions, and bad ``slots`` or ``seed`` are refused with ``ValueError``. For Pig and
+Kozel the batched kernel agrees with the twin's single-state ``policy_action`` on the same row
+(Pig: also for the second and later seats of a passing step, which decide on the hand of the
+step's start, P2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from kiaule_env import GAMES, vector
+from kiaule_env.vector.opponents import BatchedPolicy
+
+POLICY_GAMES = [name for name, game in GAMES.items() if game.vector_policy]
+#: options of each game's batched envs in these tests (a variety of rule variants)
+OPTIONS = {
+    "pig": [{}, {"num_players": 7, "game": "full", "stock": True}, {"false_nose": "pig"}],
+    "kozel": [{}, {"series": True, "molodka": "trumps"}, {"beat_partner": False}],
+    "kiauliaganys": [{}, {"num_players": 4}],
+}
+
+
+def _states(name: str, options: dict, num_envs: int = 128, steps: int = 24, seed: int = 0):
+    """Yields (venv, opponent) at ``steps`` successive states of a batch whose slots move by
+    the opponent's choice in even slots and uniformly at random in odd ones."""
+    venv = vector.make(name, num_envs=num_envs, seed=seed, **options)
+    opponent = vector.heuristic_opponent(venv)
+    assert opponent is not None
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(seed)
+    slots = np.arange(num_envs, dtype=np.int64)
+    for t in range(steps):
+        yield venv, opponent
+        actions = vector.random_legal(obs["action_mask"], rng)
+        actions[::2] = opponent.act(slots[::2], 1000 + t)
+        obs, *_ = venv.step(actions)
+
+
+def test_games_with_a_batched_policy() -> None:
+    assert {"pig"} <= set(POLICY_GAMES)
+    for name in POLICY_GAMES:
+        assert GAMES[name].vector and GAMES[name].has_decisions
+
+
+@pytest.mark.parametrize("name", POLICY_GAMES)
+def test_actions_legal_in_thousands_of_states(name: str) -> None:
+    checked = 0
+    for options in OPTIONS[name]:
+        for venv, opponent in _states(name, options):
+            slots = np.arange(venv.num_envs, dtype=np.int64)
+            actions = opponent.act(slots, 7)
+            assert actions.dtype == np.int64 and actions.shape == (venv.num_envs,)
+            assert venv.impl.mask[slots, actions].all(), f"{name} {options}: illegal action"
+            checked += venv.num_envs
+    assert checked >= 3000
+
+
+@pytest.mark.parametrize("name", POLICY_GAMES)
+def test_same_seed_same_actions_and_seeds_differ(name: str) -> None:
+    differ = False
+    for venv, opponent in _states(name, OPTIONS[name][0], steps=12):
+        slots = np.arange(venv.num_envs - 1, -1, -3, dtype=np.int64)  # any order, a subset
+        first = opponent.act(slots, 5)
+        np.testing.assert_array_equal(opponent.act(slots, 5), first)
+        differ |= not np.array_equal(opponent.act(slots, 6), first)
+        one = opponent.act(slots[:1], 5)  # the first slot decides first: the same draw
+        assert one[0] == first[0]
+    assert differ, "ties are drawn from the seed: some seed must change some action"
+
+
+def _twin_agreement(name: str, twin_action, later=lambda row: False) -> tuple[int, int]:
+    """Asserts that the batched action of every slot, decided alone, is ``twin_action(row,
+    seat, seed)``; returns the number of states compared and of those where ``later(row)``."""
+    compared = counted = 0
+    for options in OPTIONS[name]:
+        for venv, opponent in _states(name, options, num_envs=64, steps=16):
+            for i in range(venv.num_envs):
+                seed = 31 * i + 3
+                got = opponent.act(np.array([i]), seed)[0]
+                row = venv.impl.state[i].copy()
+                assert got == twin_action(row, int(venv.impl.agent[i]), seed), (options, i)
+                compared += 1
+                counted += bool(later(row))
+    return compared, counted
+
+
+@pytest.mark.skipif("pig" not in POLICY_GAMES, reason="no Pig policy")
+def test_pig_agrees_with_the_twins_policy_action_P2() -> None:
+    from kiaule_env.pig import compiled as C
+    from kiaule_env.pig import vector as V
+
+    def twin(row: np.ndarray, seat: int, seed: int) -> int:
+        return C.policy_action(row[: C.SIZE], seat, seed)
+
+    compared, later = _twin_agreement("pig", twin, lambda row: row[V.CUR] > 0)
+    assert compared >= 3000 and later > 500  # many seats after the first of a passing step
+
+
+@pytest.mark.parametrize("name", POLICY_GAMES)
+def test_bad_slots_and_seeds_refused(name: str) -> None:
+    venv = vector.make(name, num_envs=4, seed=0)
+    opponent: BatchedPolicy = vector.heuristic_opponent(venv)
+    with pytest.raises(ValueError, match="no seat to act"):  # never reset: nobody acts
+        opponent.act(np.array([0]), 0)
+    venv.reset()
+    assert opponent.act(np.array([], dtype=np.int64), 0).shape == (0,)
+    with pytest.raises(ValueError, match=r"slots: 4 is not a slot index in \[0, 4\)"):
+        opponent.act(np.array([0, 4]), 0)
+    with pytest.raises(ValueError, match="slots: -1 is not a slot index"):
+        opponent.act(np.array([-1]), 0)
+    with pytest.raises(ValueError, match="1-D integer array"):
+        opponent.act(np.zeros((2, 2), np.int64), 0)
+    with pytest.raises(ValueError, match="1-D integer array"):
+        opponent.act(np.array([0.0, 1.0]), 0)
+    for seed in (-1, 2**32, 1.5, True):
+        with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*32\)"):
+            opponent.act(np.array([0]), seed)
+
+
+def test_a_policy_refuses_another_games_env() -> None:
+    from kiaule_env.pig.vector_policy import HeuristicPolicy
+
+    with pytest.raises(ValueError, match="needs a batched env of PigVector"):
+        HeuristicPolicy(vector.make("elgeta", num_envs=2, seed=0))
+
+
+def test_no_policy_for_elgeta_and_not_a_batched_env_refused() -> None:
+    assert vector.heuristic_opponent(vector.make("elgeta", num_envs=2, seed=0)) is None
+    with pytest.raises(ValueError, match=r"needs a batched env made by kiaule_env\.vector\.make"):
+        vector.heuristic_opponent(object())
