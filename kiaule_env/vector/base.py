@@ -22,6 +22,11 @@ every game:
   ``infos[agent]["result"]``; None for a truncated episode, which has no result, and for slots
   that did not finish).
 
+``get_state()`` / ``set_state(state)`` save and restore the whole batch as data (JSON values and
+numpy arrays, nothing pickled), generically over the implementation's attributes: its numpy
+arrays, generators and plain scalars, with the batch's own seeder, seeds and step counts. A
+training run's checkpoint uses them to resume exactly.
+
 The observation and mask arrays returned are the game's own buffers, rewritten in place by the
 next ``step`` or ``reset``: copy them to keep them. Rewards, terminations, truncations and infos
 are new arrays each call.
@@ -39,6 +44,52 @@ from kiaule_env.core.options import check_max_cycles, check_seed
 
 #: episode seeds are drawn in [0, SEED_BOUND)
 SEED_BOUND = 2**63
+
+#: the format of :meth:`VectorEnv.get_state`'s data
+VECTOR_STATE_FORMAT = 1
+
+_SCALARS = (bool, int, float, str)
+
+
+def attribute_state(obj: Any) -> dict[str, Any]:
+    """``obj``'s numpy arrays, generators and plain scalars as ``{"data", "arrays"}``: the
+    scalars and generator states are JSON values, the arrays numpy arrays (copied)."""
+    data: dict[str, Any] = {"scalars": {}, "generators": {}}
+    arrays: dict[str, np.ndarray] = {}
+    for name, value in vars(obj).items():
+        if isinstance(value, np.ndarray) and value.dtype != object:
+            arrays[name] = value.copy()
+        elif isinstance(value, np.random.Generator):
+            data["generators"][name] = value.bit_generator.state
+        elif isinstance(value, _SCALARS):
+            data["scalars"][name] = value
+    return {"data": data, "arrays": arrays}
+
+
+def set_attribute_state(obj: Any, state: Mapping[str, Any], where: str) -> None:
+    """Put :func:`attribute_state`'s ``state`` back into ``obj``. An array of the same shape and
+    type is written in place (whoever holds it sees the new values), another one replaces the
+    attribute (a buffer that grew). ``ValueError`` naming ``where`` for an attribute ``obj``
+    does not have or of another kind."""
+    data, arrays = state["data"], state["arrays"]
+    for name, value in arrays.items():
+        current = getattr(obj, name, None)
+        if not isinstance(current, np.ndarray):
+            raise ValueError(f"{where} has no array {name!r} to restore")
+        value = np.asarray(value)
+        if current.shape == value.shape and current.dtype == value.dtype:
+            current[...] = value
+        else:
+            setattr(obj, name, value.astype(current.dtype, copy=True))
+    for name, value in data["generators"].items():
+        current = getattr(obj, name, None)
+        if not isinstance(current, np.random.Generator):
+            raise ValueError(f"{where} has no generator {name!r} to restore")
+        current.bit_generator.state = value
+    for name, value in data["scalars"].items():
+        if not isinstance(getattr(obj, name, None), _SCALARS):
+            raise ValueError(f"{where} has no value {name!r} to restore")
+        setattr(obj, name, value)
 
 
 class VectorGame(Protocol):
@@ -161,6 +212,49 @@ class VectorEnv:
 
     def close(self) -> None:
         """Nothing to release (kept for the Gymnasium / SB3 conventions)."""
+
+    def get_state(self) -> dict[str, Any]:
+        """The whole batch as data: ``{"data": JSON values, "arrays": {name: ndarray}}`` (the
+        implementation's arrays under ``impl/``, the batch's seeds and step counts)."""
+        impl = attribute_state(self.impl)
+        arrays = {f"impl/{name}": value for name, value in impl["arrays"].items()}
+        arrays["seeds"], arrays["steps"] = self._seeds.copy(), self._steps.copy()
+        data = {
+            "format": VECTOR_STATE_FORMAT,
+            "game": self.game.name,
+            "num_envs": self.num_envs,
+            "seeder": self._seeder.bit_generator.state,
+            "started": self._started,
+            "impl": impl["data"],
+        }
+        return {"data": data, "arrays": arrays}
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        """Become the batch :meth:`get_state` described; ``ValueError`` if it is not such a
+        state or is another game's or batch size's."""
+        try:
+            data, arrays = state["data"], state["arrays"]
+            if data.get("format") != VECTOR_STATE_FORMAT:
+                raise ValueError(f"format {data.get('format')!r}, not {VECTOR_STATE_FORMAT}")
+            if data["game"] != self.game.name or data["num_envs"] != self.num_envs:
+                raise ValueError(
+                    f"it is a batch of {data['num_envs']} {data['game']} games, this one of "
+                    f"{self.num_envs} {self.game.name} games"
+                )
+            impl = {k.removeprefix("impl/"): v for k, v in arrays.items() if k.startswith("impl/")}
+            for name in ("obs", "mask"):
+                if np.shape(impl[name]) != getattr(self.impl, name).shape:
+                    raise ValueError(f"its {name} buffer has another shape (other options)")
+            set_attribute_state(self.impl, {"data": data["impl"], "arrays": impl}, "the batch")
+            self._seeder.bit_generator.state = data["seeder"]
+            self._seeds[...] = arrays["seeds"]
+            self._steps[...] = arrays["steps"]
+            self._started = bool(data["started"])
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise ValueError(f"not a batched env state ({type(exc).__name__}: {exc})") from None
+        except ValueError as exc:
+            raise ValueError(f"not a state of this batched env: {exc}") from None
+        self._obs = {"observation": self.impl.obs, "action_mask": self.impl.mask}
 
     # ------------------------------------------------------------------ internals
     def _start(self, slots: np.ndarray) -> None:

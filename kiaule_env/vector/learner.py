@@ -19,6 +19,16 @@ then lets the opponents move in the slots where they are to act (only those slot
 * the observation is the learner seat's (``info["agent"]`` says which seat when it plays more
   than one); the spaces are the game env's, batched.
 
+Per-slot seats (a training collector that draws the learner's seat every episode,
+``agents.training.batched``): ``learner_mask[i, s]`` says whether the learner plays seat ``s``
+in slot ``i``, and ``reward_weights[i, s]`` what share of seat ``s``'s reward is the learner's
+(the constructor sets every slot to ``learner_seats``, each seat weighted ``1 / len``).
+``on_episodes(slots)``, when given, is called with the slots (ascending) whose new episodes have
+just started (every slot on ``reset``, then each auto-reset), after the finished episode's
+rewards were counted and before anyone moves in the new one: it may rewrite those rows.
+``timing`` adds up the seconds spent in the batched env's ``step``/``reset`` (``env``) and in
+the opponent callback (``opponents``).
+
 Example::
 
     from kiaule_env import vector
@@ -31,6 +41,7 @@ Example::
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -44,6 +55,9 @@ from kiaule_env.vector.base import VectorEnv
 
 #: ``opponent(obs, mask, agent, slots) -> actions``: rows of the slots where an opponent acts
 Opponent = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+#: ``on_episodes(slots)``: called with the slots whose new episodes just started
+EpisodeHook = Callable[[np.ndarray], None]
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -73,7 +87,13 @@ class SingleLearner(GymVectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 - Gymnasium's
 
-    def __init__(self, venv: VectorEnv, learner_seats: Iterable[int], opponent: Opponent):
+    def __init__(
+        self,
+        venv: VectorEnv,
+        learner_seats: Iterable[int],
+        opponent: Opponent,
+        on_episodes: EpisodeHook | None = None,
+    ):
         seats = sorted(set(learner_seats))
         if not seats or not all(is_integer(s) and 0 <= s < venv.num_players for s in seats):
             raise ValueError(
@@ -81,15 +101,27 @@ class SingleLearner(GymVectorEnv):
             )
         if not callable(opponent):
             raise ValueError(f"opponent must be callable, got {opponent!r}")
+        if on_episodes is not None and not callable(on_episodes):
+            raise ValueError(f"on_episodes must be callable or None, got {on_episodes!r}")
         self.venv = venv
         self.learner_seats = np.array(seats, dtype=np.int64)
         self.opponent = opponent
+        self.on_episodes = on_episodes
+        #: per slot, the seats the learner plays (bool ``(num_envs, num_players)``)
+        self.learner_mask = np.zeros((venv.num_envs, venv.num_players), np.bool_)
+        self.learner_mask[:, self.learner_seats] = True
+        #: per slot, each seat's share of the learner's reward (float32, rows sum to 1)
+        self.reward_weights = np.zeros((venv.num_envs, venv.num_players), np.float32)
+        self.reward_weights[:, self.learner_seats] = 1.0 / len(seats)
+        #: seconds in the batched env (``env``) and in the opponent callback (``opponents``)
+        self.timing = {"env": 0.0, "opponents": 0.0}
         self.num_envs = venv.num_envs
         self.single_observation_space = venv.single_observation_space
         self.single_action_space = venv.single_action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._carry = np.zeros(self.num_envs, np.float32)
+        self._all = np.arange(self.num_envs, dtype=np.int64)
         self._info: dict[str, Any] = {}
 
     def reset(
@@ -98,8 +130,11 @@ class SingleLearner(GymVectorEnv):
         """New episodes in every slot (``seed`` re-seeds the batch), advanced to the learner."""
         if options:
             raise ValueError(f"reset options are not supported by batched envs, got {options!r}")
+        start = time.perf_counter()
         obs, info = self.venv.reset(seed=seed)
+        self.timing["env"] += time.perf_counter() - start
         self._carry[:] = 0.0
+        self._started(np.arange(self.num_envs, dtype=np.int64))
         ended = np.zeros(self.num_envs, np.bool_)
         final = info["final_result"]
         obs, info = self._advance(obs, info, self._carry, ended, ended.copy(), final)
@@ -109,9 +144,12 @@ class SingleLearner(GymVectorEnv):
         self, actions: Any
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learner's action in every slot, then the opponents' moves up to its next turn."""
+        start = time.perf_counter()
         obs, rewards, terminated, truncated, info = self.venv.step(actions)
+        self.timing["env"] += time.perf_counter() - start
         reward = self._carry + self._learner(rewards)
         self._carry = np.zeros(self.num_envs, np.float32)
+        self._started(np.flatnonzero(terminated | truncated))
         final = info["final_result"]
         obs, info = self._advance(obs, info, reward, terminated, truncated, final)
         return _copy(obs), reward, terminated, truncated, info
@@ -120,12 +158,51 @@ class SingleLearner(GymVectorEnv):
         """The learner's legal actions in every slot, ``(num_envs, num_actions)`` booleans."""
         return self.venv.impl.mask.astype(bool)
 
+    def get_state(self) -> dict[str, Any]:
+        """The batch and this view (pending rewards, per-slot seats and weights, timing) as
+        data: ``{"data": JSON values, "arrays": {name: ndarray}}`` (the batch's under ``venv/``)."""
+        inner = self.venv.get_state()
+        arrays = {f"venv/{name}": value for name, value in inner["arrays"].items()}
+        arrays["carry"] = self._carry.copy()
+        arrays["learner_mask"] = self.learner_mask.copy()
+        arrays["reward_weights"] = self.reward_weights.copy()
+        return {"data": {"venv": inner["data"], "timing": dict(self.timing)}, "arrays": arrays}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Become the view :meth:`get_state` described; ``ValueError`` if it does not fit."""
+        try:
+            data, arrays = state["data"], state["arrays"]
+            inner = {k.removeprefix("venv/"): v for k, v in arrays.items() if k.startswith("venv/")}
+            mine = {
+                name: np.asarray(arrays[name])
+                for name in ("carry", "learner_mask", "reward_weights")
+            }
+            timing = {key: float(data["timing"][key]) for key in self.timing}
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not a single-learner state ({type(exc).__name__}: {exc})") from None
+        for name, value in mine.items():
+            if value.shape != getattr(self, f"_{name}" if name == "carry" else name).shape:
+                raise ValueError(
+                    f"not a state of this single-learner view: {name} has shape {value.shape}"
+                )
+        self.venv.set_state({"data": data["venv"], "arrays": inner})
+        self._carry[...] = mine["carry"]
+        self.learner_mask[...] = mine["learner_mask"]
+        self.reward_weights[...] = mine["reward_weights"]
+        self.timing = timing
+
     def close(self, **kwargs: Any) -> None:
         self.venv.close()
 
     # ------------------------------------------------------------------ internals
     def _learner(self, rewards: np.ndarray) -> np.ndarray:
-        return rewards[:, self.learner_seats].mean(axis=1, dtype=np.float32)
+        """Each slot's learner reward: its seats' rewards weighted by ``reward_weights``."""
+        return np.einsum("ij,ij->i", rewards, self.reward_weights, dtype=np.float32)
+
+    def _started(self, slots: np.ndarray) -> None:
+        """Tell ``on_episodes`` about the episodes just started in ``slots`` (if any)."""
+        if self.on_episodes is not None and slots.size:
+            self.on_episodes(slots)
 
     def _advance(
         self,
@@ -140,15 +217,19 @@ class SingleLearner(GymVectorEnv):
         rewards go to ``reward`` (to ``_carry`` in slots whose episode already ended)."""
         final = final.copy()
         while True:
-            waiting = ~np.isin(info["agent"], self.learner_seats)
+            waiting = ~self.learner_mask[self._all, info["agent"]]
             if not waiting.any():
                 break
             slots = np.flatnonzero(waiting)
             moves = np.zeros(self.num_envs, np.int64)
+            start = time.perf_counter()
             moves[slots] = self.opponent(
                 obs["observation"][slots], obs["action_mask"][slots], info["agent"][slots], slots
             )
+            middle = time.perf_counter()
             obs, rewards, term, trunc, info = self.venv.step(moves, active=waiting)
+            self.timing["opponents"] += middle - start
+            self.timing["env"] += time.perf_counter() - middle
             gained = self._learner(rewards)
             done = terminated | truncated
             reward += np.where(done, 0.0, gained).astype(np.float32)
@@ -160,6 +241,7 @@ class SingleLearner(GymVectorEnv):
             truncated |= trunc & ~done
             # an episode that opponents end again in the same call: its rewards are the carry's
             self._carry[ended & done] = 0.0
+            self._started(np.flatnonzero(ended))
         return obs, {**info, "final_result": final}
 
 

@@ -157,3 +157,74 @@ def test_single_learner_on_pig_waits_through_the_simultaneous_step() -> None:
         payouts |= {round(float(r), 6) for r in reward[term]}
     assert payouts and payouts <= {-1.0, round(1 / 3, 6), 0.0}
     assert -1.0 in payouts and round(1 / 3, 6) in payouts
+
+
+def test_single_learner_per_slot_seats_from_the_episode_hook(monkeypatch) -> None:
+    """``on_episodes`` redraws each new episode's learner seat: the learner is to act at its
+    slot's seat after every call, and its reward is that seat's (H6: ±1 at the end)."""
+    fake.use(monkeypatch, "highcard", "PythonVector")
+    venv = vector.make("highcard", num_envs=16, seed=1, hand_size=2)
+    draws = np.random.default_rng(5)
+    started: list[np.ndarray] = []
+    env: vector.SingleLearner
+
+    def redraw(slots: np.ndarray) -> None:
+        started.append(slots.copy())
+        seats = draws.integers(2, size=slots.size)
+        env.learner_mask[slots] = False
+        env.learner_mask[slots, seats] = True
+        env.reward_weights[slots] = 0.0
+        env.reward_weights[slots, seats] = 1.0
+
+    env = vector.SingleLearner(venv, [0], vector.random_opponent(2), on_episodes=redraw)
+    obs, info = env.reset(seed=3)
+    assert np.array_equal(started[0], np.arange(16))
+    rng = np.random.default_rng(0)
+    seen, ends = set(), 0
+    for _ in range(40):
+        seat = env.learner_mask.argmax(axis=1)
+        assert np.array_equal(info["agent"], seat)
+        seen.update(seat.tolist())
+        obs, reward, term, _, info = env.step(vector.random_legal(obs["action_mask"], rng))
+        for i in np.flatnonzero(term):
+            winner = info["final_result"][i]["winner"]
+            assert reward[i] == (0.0 if winner is None else (1.0 if winner == seat[i] else -1.0))
+            ends += 1
+        assert not reward[~term].any()
+    assert seen == {0, 1} and ends > 100
+    assert sum(s.size for s in started[1:]) >= ends  # every finished slot was redrawn
+    assert env.timing["env"] > 0 and env.timing["opponents"] > 0
+    with pytest.raises(ValueError, match="on_episodes must be callable"):
+        vector.SingleLearner(venv, [0], vector.random_opponent(2), on_episodes=3)
+
+
+@pytest.mark.parametrize(
+    ("game", "options"), [("kozel", {}), ("kiauliaganys", {"num_players": 4}), ("pig", {})]
+)
+def test_state_restores_the_batch_exactly(game, options) -> None:
+    """``get_state``/``set_state``: a batch restored into another (other seed, other games)
+    continues exactly as the original: same observations, rewards, seeds and results."""
+    venv = vector.make(game, num_envs=8, seed=1, **options)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(25):
+        obs, *_ = venv.step(vector.random_legal(obs["action_mask"], rng))
+    state = venv.get_state()
+    other = vector.make(game, num_envs=8, seed=9, **options)
+    other.reset()
+    other.set_state(state)
+    ra, rb = np.random.default_rng(3), np.random.default_rng(3)
+    for _ in range(150):
+        a = venv.step(vector.random_legal(venv.impl.mask, ra))
+        b = other.step(vector.random_legal(other.impl.mask, rb))
+        assert np.array_equal(a[0]["observation"], b[0]["observation"])
+        assert np.array_equal(a[0]["action_mask"], b[0]["action_mask"])
+        assert all(np.array_equal(x, y) for x, y in zip(a[1:4], b[1:4], strict=True))
+        assert np.array_equal(a[4]["seed"], b[4]["seed"])
+        assert list(a[4]["final_result"]) == list(b[4]["final_result"])
+    with pytest.raises(ValueError, match="batch of 8 kozel games"):
+        vector.make("kozel", num_envs=4, seed=0).set_state(
+            vector.make("kozel", num_envs=8, seed=0).get_state()
+        )
+    with pytest.raises(ValueError, match="not a batched env state"):
+        venv.set_state({"data": {"format": 1}})
