@@ -179,6 +179,7 @@ GAME = GameDescriptor(
     benchmark_games=16000,
     benchmark_note="2 v 2, one agent per team (K1); single games (K15 loss points)",
     vector="kiaule_env.kozel.vector:KozelVector",
+    vector_policy="kiaule_env.kozel.vector_policy:HeuristicPolicy",
     openspiel=OpenSpielBridge(
         fixed={"series": False},  # K14: one game, every random event in its deal
         hidden=("num_players", "deck", "eggs"),  # K1, K2: one value; K13: series only

@@ -103,6 +103,20 @@ def test_pig_agrees_with_the_twins_policy_action_P2() -> None:
     assert compared >= 3000 and later > 500  # many seats after the first of a passing step
 
 
+@pytest.mark.skipif("kozel" not in POLICY_GAMES, reason="no Kozel policy")
+def test_kozel_agrees_with_the_twins_policy_action() -> None:
+    from kiaule_env.kozel import compiled as C
+    from kiaule_env.kozel import compiled_policy as P
+
+    def twin(row: np.ndarray, seat: int, seed: int) -> int:
+        assert seat == row[C.TO_ACT]
+        return P.policy_action(row[: C.SIZE], seat, seed)
+
+    claims = C.PHASE_CLAIM
+    compared, windows = _twin_agreement("kozel", twin, lambda row: row[C.PHASE] == claims)
+    assert compared >= 3000 and windows > 0  # K8 claim windows among the states
+
+
 @pytest.mark.parametrize("name", POLICY_GAMES)
 def test_bad_slots_and_seeds_refused(name: str) -> None:
     venv = vector.make(name, num_envs=4, seed=0)
