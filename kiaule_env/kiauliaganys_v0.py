@@ -201,6 +201,7 @@ GAME = GameDescriptor(
         fixed={"match_years": None, "reward": "win_loss"},  # one deal; G12 ±1 returns
     ),
     vector="kiaule_env.kiauliaganys.vector:KiauliaganysVector",
+    vector_policy="kiaule_env.kiauliaganys.vector_policy:HeuristicPolicy",
 )
 
 raw_env = KiauliaganysEnv

@@ -23,7 +23,7 @@ POLICY_GAMES = [name for name, game in GAMES.items() if game.vector_policy]
 OPTIONS = {
     "pig": [{}, {"num_players": 7, "game": "full", "stock": True}, {"false_nose": "pig"}],
     "kozel": [{}, {"series": True, "molodka": "trumps"}, {"beat_partner": False}],
-    "kiauliaganys": [{}, {"num_players": 4}],
+    "kiauliaganys": [{}, {"num_players": 2, "deck": "36"}, {"num_players": 6, "deck": "54"}],
 }
 
 
@@ -117,6 +117,75 @@ def test_kozel_agrees_with_the_twins_policy_action() -> None:
     assert compared >= 3000 and windows > 0  # K8 claim windows among the states
 
 
+@pytest.mark.skipif("kiauliaganys" not in POLICY_GAMES, reason="no Kiauliaganys policy")
+def test_kiauliaganys_agrees_with_the_twins_policy_action_and_says_it_reads_hidden_cards() -> None:
+    from numba import njit
+
+    from kiaule_env.kiauliaganys import compiled as C
+    from kiaule_env.kiauliaganys import vector as V
+    from kiaule_env.kiauliaganys import vector_policy
+
+    @njit
+    def twin_action(s: np.ndarray, seat: int, seed: int, epsilon: float) -> int:
+        np.random.seed(seed)
+        return C.policy_action(s, seat, np.empty(2 * C.MAX_CARDS + 16, np.int64), epsilon)
+
+    def twin(row: np.ndarray, seat: int, seed: int) -> int:
+        assert seat == row[V.EXTRA_WORDS + C.TO_ACT]
+        return twin_action(row[V.EXTRA_WORDS :], seat, seed, vector_policy.EPSILON)
+
+    compared, _ = _twin_agreement("kiauliaganys", twin)
+    assert compared >= 3000
+    venv = vector.make("kiauliaganys", num_envs=1, seed=0)
+    assert "reads hidden cards" in vector.heuristic_opponent(venv).name
+
+
+def kiauliaganys_strength(deals: int, player: str = "policy", seed: int = 0) -> tuple[float, float]:
+    """Mean reward per deal (± standard error) of one seat played by the batched opponent's
+    policy (``"policy"``: ``compiled.policy_action`` with ``vector_policy.EPSILON`` on the deal's
+    full array, as on a batched row) or uniformly at random (``"random"``) among Python
+    ``kiauliaganys/heuristic`` players, default options, the seat rotated over all seats of
+    each deal (G12 ``win_loss``: the swineherd −1, the others +1/(n−1))."""
+    from agents.kiauliaganys import KiauliaganysHeuristic
+    from kiaule_env.core.play import LazyDecision
+    from kiaule_env.kiauliaganys import compiled as C
+    from kiaule_env.kiauliaganys.vector_policy import EPSILON
+
+    engine = GAMES["kiauliaganys"].make_engine()
+    n = engine.num_players
+    out = np.empty(2 * C.MAX_CARDS + 16, np.int64)
+    rng = np.random.default_rng(seed)
+    per_deal = []
+    for d in range(deals):
+        deal = engine.random_deal(rng)
+        total = 0.0
+        for me in range(n):
+            state = engine.new_episode(np.random.default_rng([seed, d]), deal)
+            others = [KiauliaganysHeuristic(seed=n * d + t) for t in range(n)]
+            rewards = np.zeros(n)
+            while not engine.is_over(state):
+                seat = engine.to_act(state)[0]
+                legal = engine.legal_actions(state, seat)
+                if seat != me:
+                    action = others[seat].act(LazyDecision(engine, state, seat, legal))
+                elif player == "policy":
+                    action = int(C.policy_action(C.encode(state), seat, out, EPSILON))
+                else:
+                    action = int(legal[rng.integers(len(legal))])
+                rewards += engine.apply(state, [action])
+            total += rewards[me]
+        per_deal.append(total / n)
+    values = np.array(per_deal)
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(deals))
+
+
+@pytest.mark.skipif("kiauliaganys" not in POLICY_GAMES, reason="no Kiauliaganys policy")
+def test_kiauliaganys_policy_plays_as_well_as_the_heuristic_G12() -> None:
+    policy, _ = kiauliaganys_strength(40)
+    random, _ = kiauliaganys_strength(40, "random")
+    assert policy > -0.15 and random < -0.5  # measured over 2,000 deals: +0.003, random -0.78
+
+
 @pytest.mark.parametrize("name", POLICY_GAMES)
 def test_bad_slots_and_seeds_refused(name: str) -> None:
     venv = vector.make(name, num_envs=4, seed=0)
@@ -149,3 +218,30 @@ def test_no_policy_for_elgeta_and_not_a_batched_env_refused() -> None:
     assert vector.heuristic_opponent(vector.make("elgeta", num_envs=2, seed=0)) is None
     with pytest.raises(ValueError, match=r"needs a batched env made by kiaule_env\.vector\.make"):
         vector.heuristic_opponent(object())
+
+
+@pytest.mark.parametrize("name", POLICY_GAMES)
+def test_policy_kernels_recompile_after_an_edit_of_the_twin_or_the_row_layout(name: str) -> None:
+    import importlib
+
+    import numba
+
+    from kiaule_env.vector.kernels import stamped_with
+
+    module = importlib.import_module(GAMES[name].vector_policy.partition(":")[0])
+    twin = importlib.import_module(f"kiaule_env.{name}.compiled")
+    batched = importlib.import_module(GAMES[name].vector.partition(":")[0])
+    kernels = [f for f in vars(module).values() if isinstance(f, numba.core.dispatcher.Dispatcher)]
+    assert kernels
+    for kernel in kernels:
+        for path in (twin.__file__, batched.__file__):
+            assert stamped_with(kernel, path), (name, kernel.__name__, path)
+
+
+if __name__ == "__main__":  # python -m tests.vector.test_opponents [deals]: the report's figures
+    import sys
+
+    deals = int(sys.argv[1]) if len(sys.argv) > 1 else 400
+    for who in ("policy", "random"):
+        mean, err = kiauliaganys_strength(deals, who, seed=7)
+        print(f"kiauliaganys, one {who} seat among heuristics: {mean:+.4f} ± {err:.4f}")
