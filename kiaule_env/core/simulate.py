@@ -32,6 +32,8 @@ functions (``docs/ARCHITECTURE.md``, "Compiled playouts"):
   the whole simulated state: in a determinization every card is where the world put it), for
   games where random continuations say little about a move (``rollout="policy"``), and
   optionally ``policy_action(s, seat, seed) -> int``: that policy's action for one seat now.
+  A policy kept in a sibling module ``<game>/compiled_policy.py`` (Kozel's) is used only with
+  ``rollout="policy"`` asked for; the search agents' default stays random playouts there.
 
 All but the first two are ``numba.njit(cache=True)``. Its differential test
 (``tests/<game>/test_compiled.py``) plays seeded random deals through both and asserts the same
@@ -140,11 +142,15 @@ class CompiledSimulator(Simulator):
 
     compiled = True
 
-    def __init__(self, engine: Engine, module: Any, rollout: str = "random"):
+    def __init__(
+        self, engine: Engine, module: Any, rollout: str = "random", policy: Any | None = None
+    ):
         self.engine = engine
         self.module = module
         self.rollout = rollout
-        self._playout = module.random_playout if rollout == "random" else module.policy_playout
+        #: the module with the rollout policy: the twin, or its ``compiled_policy`` sibling
+        self.policy = module if policy is None else policy
+        self._playout = module.random_playout if rollout == "random" else self.policy.policy_playout
         self._out = np.empty(max(engine.num_actions, engine.num_players), dtype=np.int64)
 
     def load(self, state: Any) -> np.ndarray:
@@ -175,8 +181,8 @@ class CompiledSimulator(Simulator):
         return rewards
 
     def rollout_action(self, h: np.ndarray, seat: int, seed: int) -> int:
-        if self.rollout == "policy" and hasattr(self.module, "policy_action"):
-            return int(self.module.policy_action(h, seat, seed))
+        if self.rollout == "policy" and hasattr(self.policy, "policy_action"):
+            return int(self.policy.policy_action(h, seat, seed))
         return super().rollout_action(h, seat, seed)
 
 
@@ -196,9 +202,25 @@ ROLLOUTS = ("random", "policy")
 
 
 def has_policy(engine: Engine) -> bool:
-    """Whether the game's compiled twin has a rollout policy usable here."""
+    """Whether the game's compiled twin has a rollout policy usable here: the search agents'
+    default rollout. A policy in a ``compiled_policy`` sibling (Kozel's) is used only when asked
+    for (:func:`policy_module`)."""
     module = compiled_module(engine)
     return module is not None and hasattr(module, "policy_playout")
+
+
+def policy_module(module: Any) -> Any | None:
+    """The module with the rollout policy of the twin ``module``: the twin itself, or its
+    ``compiled_policy`` sibling (``policy_playout``, ``policy_action``); None if neither."""
+    if hasattr(module, "policy_playout"):
+        return module
+    name = module.__name__.rsplit(".", 1)[0] + ".compiled_policy"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        return None
 
 
 def simulator(engine: Engine, compiled: bool | None = None, rollout: str = "random") -> Simulator:
@@ -212,10 +234,11 @@ def simulator(engine: Engine, compiled: bool | None = None, rollout: str = "rand
         raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
     module = compiled_module(engine) if compiled is not False else None
     where = f"{type(engine).__module__} with this configuration"
-    if rollout == "policy" and (module is None or not hasattr(module, "policy_playout")):
+    policy = policy_module(module) if rollout == "policy" and module is not None else None
+    if rollout == "policy" and policy is None:
         raise ValueError(f"no compiled rollout policy for {where} (needs the 'search' extra)")
     if module is not None:
-        return CompiledSimulator(engine, module, rollout)
+        return CompiledSimulator(engine, module, rollout, policy)
     if compiled:
         raise ValueError(
             f"no compiled playout engine for {where} "

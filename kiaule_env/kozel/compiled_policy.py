@@ -34,8 +34,9 @@ points, in the twin's ``TRICK_POINTS``, are not read), not the stock.
 :func:`policy_action` gives one decision (seeded), :func:`policy_playout` plays the deal to its
 end with the policy on every seat (the twin's ``random_playout`` contract) and
 :func:`policy_playout_trace` also records the actions for the engine-replay test
-(``tests/kozel/test_rollout_policy.py``, which also measures its strength). The search agents'
-``rollout`` option does not offer it (their defaults stay as they are).
+(``tests/kozel/test_rollout_policy.py``, which also measures its strength). The search agents
+play it only with ``rollout="policy"`` asked for (``kozel/pimc:rollout=policy``); their default
+stays random playouts (:func:`kiaule_env.core.simulate.has_policy` reads only the twin).
 """
 
 from __future__ import annotations

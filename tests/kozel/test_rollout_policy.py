@@ -158,6 +158,31 @@ def test_lead_keeps_trumps_and_plays_the_longest_suits_lowest_card_K5() -> None:
             assert sum(SUIT[c] == SUIT[card] for c in hand) == longest
 
 
+# ------------------------------------------------------------------------------------ search
+def test_search_uses_the_policy_only_when_asked_and_defaults_stay_random() -> None:
+    from agents.search import PIMCAgent
+    from kiaule_env.core.play import LazyDecision
+    from kiaule_env.core.simulate import CompiledSimulator, has_policy, simulator
+
+    engine = GAME.make_engine()
+    assert not has_policy(engine)  # the search agents' default rollout stays random
+    assert simulator(engine)._playout is C.random_playout
+    sim = simulator(engine, rollout="policy")
+    assert isinstance(sim, CompiledSimulator) and sim._playout is P.policy_playout
+    state = engine.new_episode(np.random.default_rng(4), {})
+    h = sim.load(state)
+    expected = np.zeros(4)
+    P.policy_playout(h.copy(), expected, 9)
+    np.testing.assert_array_equal(sim.playout(sim.copy(h), 9), expected)
+    assert sim.rollout_action(h, 0, 5) == P.policy_action(h, 0, 5)
+    seat = engine.to_act(state)[0]
+    legal = engine.legal_actions(state, seat)
+    for rollout, playout in ((None, C.random_playout), ("policy", P.policy_playout)):
+        agent = PIMCAgent("kozel", seed=1, worlds=3, rollout=rollout)
+        assert agent.act(LazyDecision(engine, state, seat, legal)) in legal
+        assert agent._sim._playout is playout
+
+
 # ------------------------------------------------------------------------------------ strength
 def duplicate(a: Player, b: Player, deals: int, seed: int = 0) -> tuple[float, float]:
     """Mean reward per game of ``a`` (team of seats 0 and 2, then 1 and 3) against ``b`` on
