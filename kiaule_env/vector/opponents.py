@@ -39,11 +39,13 @@ reset), and ``seed`` an integer in ``[0, 2**32)``.
 from __future__ import annotations
 
 import importlib
+from abc import ABC, abstractmethod
 from typing import Any, Protocol
 
 import numpy as np
 
 from kiaule_env.core.options import is_integer
+from kiaule_env.vector.base import VectorEnv
 
 __all__ = ["BatchedPolicy", "CompiledPolicy", "heuristic_opponent"]
 
@@ -62,7 +64,7 @@ class BatchedPolicy(Protocol):
         ...
 
 
-def heuristic_opponent(venv: Any) -> BatchedPolicy | None:
+def heuristic_opponent(venv: VectorEnv) -> BatchedPolicy | None:
     """The compiled counterpart of ``venv``'s game's rule-based agent, deciding on ``venv``'s
     rows, or ``None`` for a game without one (its descriptor has no ``vector_policy``)."""
     game = getattr(venv, "game", None)
@@ -79,7 +81,7 @@ def heuristic_opponent(venv: Any) -> BatchedPolicy | None:
     return policy
 
 
-class CompiledPolicy:
+class CompiledPolicy(ABC):
     """What the games' batched policies share: the checks of ``act``'s arguments.
 
     A subclass sets ``name`` and ``impl_type`` (the game's batched implementation class) and
@@ -89,7 +91,7 @@ class CompiledPolicy:
     name: str = ""
     impl_type: type = object
 
-    def __init__(self, venv: Any) -> None:
+    def __init__(self, venv: VectorEnv) -> None:
         impl = getattr(venv, "impl", None)
         if not isinstance(impl, self.impl_type):
             raise ValueError(
@@ -110,8 +112,9 @@ class CompiledPolicy:
             self._decide(slots, int(seed), out)
         return out
 
+    @abstractmethod
     def _decide(self, slots: np.ndarray, seed: int, out: np.ndarray) -> None:
-        raise NotImplementedError  # every game's subclass has its kernel
+        """Write the actions of ``slots`` (checked) into ``out``: the game's kernel."""
 
     def _check_slots(self, slots: Any) -> np.ndarray:
         array = np.asarray(slots)
