@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--train",
         action="store_true",
-        help="measure training throughput instead: the previous zoo configs (before the imitation "
-        "warm start) and the current ones (experiments.bench_train)",
+        help="measure training throughput instead: each zoo config with the envs and the vector "
+        "(batched) rollout collector, same network and PPO settings (experiments.bench_train)",
     )
     parser.add_argument(
         "--steps", type=positive_int, default=20_000, help="with --train: learner steps per config"

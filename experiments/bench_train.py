@@ -1,13 +1,17 @@
-"""Training throughput of the previous and the current zoo configs (``kiaule bench --train``).
+"""Training throughput of the two rollout collectors (``kiaule bench --train``).
 
-For each game whose zoo training changed, the previous zoo config ("before", kept below as
-overrides of the current file) and the current config ("after") each run ``steps`` MaskablePPO
-learner steps from scratch (no evaluation, checkpoints or tensorboard), on the same machine one
-after the other, and report learner steps/s with the time breakdown of
-:func:`experiments.train.training_stats` (env, opponents, wrapper, network). A config with a
-``warm_start`` also reports its imitation stage: teacher labels per second (one process, one
+For Kozel, Kiauliaganys and Pig, today's zoo config runs ``steps`` MaskablePPO learner steps from
+scratch (no evaluation, checkpoints, tensorboard or warm start) twice, one after the other in
+one process: with ``collector: envs`` as the file says (one ``LearnerEnv`` per env, Python rules
+engines and agents) and with ``collector: vector`` (one compiled batch, opponents decided a batch
+at a time). Both have the same network, PPO settings and rollout size ``n_steps × n_envs``: the
+batched run has ``slots`` slots and ``n_steps = rollout / slots``, and the same torch threads.
+Each row reports learner steps/s, the speed-up over ``envs``, and where the time went
+(:func:`experiments.train.training_stats`: env, opponents, wrapper, network). A game whose
+opponents have no batched form yet gets the reason instead of a ``vector`` row. A config with
+a ``warm_start`` also reports its imitation stage: teacher labels per second (one process, one
 chunk of games) and supervised samples per second of the fit. Compare the rows of one run: the
-machine is shared and its speed varies between runs.
+machine's speed varies between runs.
 """
 
 from __future__ import annotations
@@ -20,37 +24,11 @@ from typing import Any
 
 from experiments import train as train_mod
 
-#: the zoo configs before the imitation warm start and opponent lineups, as overrides of the
-#: current config files (commits b00d41a and 97c06d2); the Kiauliaganys "before" runs on
-#: today's observation (with its counting slices)
-PREVIOUS: dict[str, dict[str, Any]] = {
-    "kiauliaganys": {
-        "opponents": {"mix": {"heuristic": 0.7, "self": 0.3}, "snapshot_every": 50000},
-        "policy": {"net_arch": [256, 256], "activation": "tanh"},
-        "ppo": {
-            "learning_rate": 1e-4,
-            "n_steps": 256,
-            "batch_size": 256,
-            "n_epochs": 10,
-            "gamma": 0.99,
-            "ent_coef": 0.02,
-        },
-        "warm_start": None,
-    },
-    "pig": {
-        "deterministic_play": True,
-        "opponents": {
-            "mix": {"heuristic": 0.7, "self": 0.3},
-            "snapshot_every": 40000,
-            "max_snapshots": 8,
-            "lineups": None,  # the mix, drawn per seat (today's file has lineups)
-            "team_with_copies": False,
-        },
-        "policy": {"net_arch": [64, 64], "activation": "tanh"},
-        "ppo": {"learning_rate": 3e-4, "n_steps": 256, "batch_size": 512, "n_epochs": 4},
-        "warm_start": None,
-    },
-}
+#: the games measured (those with decisions and a batched env)
+GAMES = ("kozel", "kiauliaganys", "pig")
+
+#: the batched collector's slots (its n_steps is the config's rollout size over this)
+SLOTS = 256
 
 #: what a throughput run switches off: it measures learning, nothing else
 QUIET = {"eval": {"every": 0}, "checkpoint": {"every": 10**9}, "tensorboard": False}
@@ -72,12 +50,29 @@ def measure_ppo(game: str, overrides: dict[str, Any], steps: int, out: Path) -> 
     result = train_mod.train(config, progress=False)
     stats = result.stats
     return {
+        "collector": config.collector,
+        "n_envs": config.n_envs,
+        "n_steps": config.ppo.n_steps,
         "steps": stats["steps_this_run"],
         "steps_per_second": stats["steps_per_second"],
+        "seconds": stats["seconds"],
         "share": stats["share"],
         "net_arch": config.policy.net_arch,
         "n_epochs": config.ppo.n_epochs,
         "batch_size": config.ppo.batch_size,
+    }
+
+
+def collector_overrides(game: str, slots: int = SLOTS) -> dict[str, dict[str, Any]]:
+    """The two setups of ``game``: its config's ``envs`` collector, and ``vector`` with
+    ``slots`` slots and the same rollout size (``n_steps × n_envs``)."""
+    config = train_mod.resolve_config(game)
+    rollout = config.ppo.n_steps * config.n_envs
+    if rollout % slots:
+        raise ValueError(f"{game}: its rollout of {rollout} steps is not a multiple of {slots}")
+    return {
+        "envs": {"collector": "envs"},
+        "vector": {"collector": "vector", "n_envs": slots, "ppo": {"n_steps": rollout // slots}},
     }
 
 
@@ -113,39 +108,51 @@ def measure_warm_start(game: str, games: int) -> dict[str, Any] | None:
     }
 
 
-def run(games: list[str], steps: int, label_games: int) -> dict[str, Any]:
+def run(games: list[str], steps: int, label_games: int, slots: int = SLOTS) -> dict[str, Any]:
     """Every measurement of the module docstring, in one process, one after the other."""
-    report: dict[str, Any] = {"steps": steps, "games": {}}
+    report: dict[str, Any] = {"steps": steps, "slots": slots, "games": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for game in games:
-            rows = {}
-            for setup, overrides in (("before", PREVIOUS.get(game, {})), ("after", {})):
-                rows[setup] = measure_ppo(game, overrides, steps, Path(tmp) / f"{game}-{setup}")
-            rows["warm_start"] = measure_warm_start(game, label_games)
+            rows: dict[str, Any] = {}
+            for setup, overrides in collector_overrides(game, slots).items():
+                try:
+                    rows[setup] = measure_ppo(game, overrides, steps, Path(tmp) / f"{game}-{setup}")
+                except ValueError as exc:  # opponents without a batched form (yet)
+                    rows[setup] = {"error": str(exc)}
+            envs, vector = rows["envs"], rows["vector"]
+            if "error" not in vector:
+                vector["speedup"] = round(vector["steps_per_second"] / envs["steps_per_second"], 2)
+            rows["warm_start"] = measure_warm_start(game, label_games) if label_games else None
             report["games"][game] = rows
     return report
 
 
 def format_report(report: dict[str, Any]) -> str:
-    """The Markdown table of :func:`run`'s report."""
+    """The Markdown tables of :func:`run`'s report."""
     lines = [
-        f"MaskablePPO learner steps/s over {report['steps']:,} steps from scratch, and where the "
-        "time went (one run, one process per config, one after the other):",
+        f"MaskablePPO learner steps/s over {report['steps']:,} steps from scratch per collector, "
+        "same network and PPO settings, and where the time went (one run, one after the other):",
         "",
-        "| game | config | network | epochs × batch | steps/s | env | opponents | wrapper "
-        "| network share |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|",
+        "| game | collector | envs × n_steps | network | epochs × batch | steps/s | speed-up "
+        "| env | opponents | wrapper | env+opp+wrapper | network share |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    warm_lines = []
+    warm_lines, errors = [], []
     for game, rows in report["games"].items():
-        for setup in ("before", "after"):
+        for setup in ("envs", "vector"):
             r = rows[setup]
+            if "error" in r:
+                errors.append(f"* {game}, {setup}: {r['error']}")
+                continue
             share = r["share"]
             arch = "×".join(str(w) for w in r["net_arch"])
+            speedup = f"{r['speedup']:.2f}×" if "speedup" in r else "1.00×"
             lines.append(
-                f"| {game} | {setup} | {arch} | {r['n_epochs']} × {r['batch_size']} | "
-                f"{r['steps_per_second']:,.0f} | {share['env']:.0%} | {share['opponents']:.0%} "
-                f"| {share['wrapper_overhead']:.0%} | {share['network']:.0%} |"
+                f"| {game} | {setup} | {r['n_envs']} × {r['n_steps']} | {arch} | "
+                f"{r['n_epochs']} × {r['batch_size']} | {r['steps_per_second']:,.0f} | {speedup} "
+                f"| {share['env']:.0%} | {share['opponents']:.0%} "
+                f"| {share['wrapper_overhead']:.0%} | {share['env_and_wrapper']:.0%} "
+                f"| {share['network']:.0%} |"
             )
         w = rows.get("warm_start")
         if w:
@@ -153,11 +160,13 @@ def format_report(report: dict[str, Any]) -> str:
                 f"| {game} | `{w['teacher']}` | {w['labels']:,} from {w['games']} games | "
                 f"{w['labels_per_second']:,.0f} | {w['fit_samples_per_second']:,.0f} |"
             )
+    if errors:
+        lines += ["", "Not measured:", "", *errors]
     if warm_lines:
         lines += [
             "",
-            "Imitation warm start (after only): teacher labels per second in one process, and "
-            "supervised samples per second of the fit:",
+            "Imitation warm start: teacher labels per second in one process, and supervised "
+            "samples per second of the fit:",
             "",
             "| game | teacher | labels | labels/s | fit samples/s |",
             "|---|---|---|---:|---:|",
@@ -167,8 +176,8 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 def main(games: list[str], steps: int, label_games: int, json_path: str | None) -> int:
-    """``kiaule bench --train``: print the table; also write the report as JSON if asked."""
-    chosen = [g for g in games if g in PREVIOUS] or list(PREVIOUS)
+    """``kiaule bench --train``: print the tables; also write the report as JSON if asked."""
+    chosen = [g for g in games if g in GAMES] or list(GAMES)
     report = run(chosen, steps, label_games)
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=2))

@@ -69,10 +69,43 @@ def make_learner_env(config: TrainConfig, index: int = 0):
     return _resumable_monitor()(env)
 
 
+def make_pool(config: TrainConfig):
+    """The opponent pool of ``config``'s ``opponents`` section."""
+    from agents.training.pool import OpponentPool
+
+    opp = config.opponents
+    return OpponentPool(
+        config.game,
+        opp.mix,
+        max_snapshots=opp.max_snapshots,
+        snapshot_deterministic=opp.snapshot_deterministic,
+        lineups=opp.lineups,
+    )
+
+
+def make_batched_env(config: TrainConfig):
+    """The ``vector`` collector: ``config.n_envs`` slots of one batched env, seeded by the
+    config's seed (:class:`agents.training.batched.BatchedCollector`)."""
+    from agents.training.batched import BatchedCollector
+
+    return BatchedCollector(
+        config.game,
+        config.env_kwargs,
+        make_pool(config),
+        config.n_envs,
+        seed=config.seed,
+        team_play=config.team_play,
+        team_with_copies=config.opponents.team_with_copies,
+    )
+
+
 def make_vec_env(config: TrainConfig):
-    """``config.n_envs`` learner envs, in this process or one process each (``vec_env``)."""
+    """The rollout collector of ``config.collector``: ``config.n_envs`` learner envs, in this
+    process or one process each (``vec_env``), or one batched env of ``n_envs`` slots."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if config.collector == "vector":
+        return make_batched_env(config)
     fns = [partial(make_learner_env, config, i) for i in range(config.n_envs)]
     if config.vec_env == "subproc" and config.n_envs > 1:
         return SubprocVecEnv(fns)

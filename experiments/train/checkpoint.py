@@ -193,11 +193,12 @@ def restore_training_state(
     updates, last observations) back where the checkpoint left them; ``ValueError`` naming
     ``where`` if the state does not fit this run."""
     envs = state.get("envs")
-    if not isinstance(envs, list) or len(envs) != vec_env.num_envs:
+    parts = getattr(vec_env, "state_parts", vec_env.num_envs)  # the batched collector: one
+    if not isinstance(envs, list) or len(envs) != parts:
         ran = len(envs) if isinstance(envs, list) else "?"
         raise ValueError(
-            f"the checkpoint ran {ran} envs but this run has n_envs={vec_env.num_envs}; "
-            "resume with the checkpoint's n_envs"
+            f"the checkpoint saved {ran} env state(s) but this run has {parts} "
+            f"(n_envs={vec_env.num_envs}); resume with the checkpoint's n_envs and collector"
         )
     try:
         _restore_envs(state, vec_env, callbacks)
@@ -208,7 +209,9 @@ def restore_training_state(
 
 
 def _restore_envs(state: dict[str, Any], vec_env, callbacks: dict[str, Any]) -> None:
-    snapshots = {k: v for k, v in state["arrays"].items() if k.startswith("snapshot_")}
+    # the envs' arrays: snapshots by serial, and the batched collector's own (``collector/``)
+    prefixes = ("snapshot_", "collector/")
+    snapshots = {k: v for k, v in state["arrays"].items() if k.startswith(prefixes)}
     for i, env_data in enumerate(state["envs"]):
         vec_env.env_method("set_state", {"data": env_data, "arrays": snapshots}, indices=[i])
     for name, cb in callbacks.items():

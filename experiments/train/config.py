@@ -140,8 +140,15 @@ class TrainConfig(_Section):
     total_timesteps: NonNegative = 100_000
     #: stop learning after this many seconds (None: no limit)
     time_budget_s: Annotated[float, Field(gt=0.0)] | None = None
+    #: how rollouts are collected: "envs" (one LearnerEnv per env, Python rules engines and
+    #: agents, agents.training.wrapper) or "vector" (one compiled batch of n_envs slots,
+    #: opponents decided a batch at a time: random, the compiled heuristic, self snapshots;
+    #: agents.training.batched). The same semantics; configs say which they use
+    collector: Literal["envs", "vector"] = "envs"
+    #: envs: the number of LearnerEnvs; vector: the number of batch slots (the rollout is
+    #: ppo.n_steps × n_envs learner steps either way)
     n_envs: Count = 4
-    #: "dummy" (one process) or "subproc" (one process per env)
+    #: "dummy" (one process) or "subproc" (one process per env); collector "envs" only
     vec_env: Literal["dummy", "subproc"] = "dummy"
     device: str = "cpu"
     torch_threads: Count = 1
@@ -335,7 +342,21 @@ def validate_config(data: dict[str, Any], source: str = "config") -> TrainConfig
     if config.ppo.n_steps * config.n_envs < 2:
         raise ValueError(f"{source}: ppo.n_steps × n_envs must be at least 2")
     _check_team_with_copies(config, source)
+    _check_collector(config, source)
     return config
+
+
+def _check_collector(config: TrainConfig, source: str) -> None:
+    """``collector: vector`` needs a game with a batched env (``kiaule_env.vector``)."""
+    if config.collector != "vector":
+        return
+    from kiaule_env import vector
+
+    if config.game not in vector.games():
+        raise ValueError(
+            f"{source}: collector: {config.game} has no batched env (games with one: "
+            f"{', '.join(vector.games())}); use collector: envs"
+        )
 
 
 def _check_team_with_copies(config: TrainConfig, source: str) -> None:

@@ -1,5 +1,5 @@
-"""``kiaule bench --train``: the previous ("before") and current ("after") zoo configs measured
-in one run, with their time shares, and the warm start's labelling and fit throughput."""
+"""``kiaule bench --train``: the envs and the vector collector measured in one run with the same
+network and PPO settings, their time shares and speed-up, and the warm start's throughput."""
 
 from __future__ import annotations
 
@@ -7,23 +7,35 @@ from experiments import bench_train
 from experiments.cli import main as cli_main
 
 
-def test_one_run_measures_before_and_after_with_their_breakdown(capsys):
-    report = bench_train.run(["pig"], steps=512, label_games=2)
+def test_one_run_measures_both_collectors_with_their_breakdown(capsys):
+    report = bench_train.run(["pig"], steps=1024, label_games=2, slots=64)
     rows = report["games"]["pig"]
-    before, after = rows["before"], rows["after"]
-    assert before["net_arch"] == [64, 64]  # the previous zoo config, not today's file
-    assert after["net_arch"] == bench_train.train_mod.resolve_config("pig").policy.net_arch
-    for row in (before, after):
-        assert row["steps"] >= 512 and row["steps_per_second"] > 0
+    envs, vector = rows["envs"], rows["vector"]
+    config = bench_train.train_mod.resolve_config("pig")
+    assert envs["collector"] == "envs" and vector["collector"] == "vector"
+    assert vector["n_envs"] == 64
+    assert vector["n_envs"] * vector["n_steps"] == envs["n_envs"] * envs["n_steps"]
+    for row in (envs, vector):
+        assert row["net_arch"] == config.policy.net_arch
+        assert (row["n_epochs"], row["batch_size"]) == (config.ppo.n_epochs, config.ppo.batch_size)
+        assert row["steps"] >= 1024 and row["steps_per_second"] > 0
         shares = row["share"]
         parts = shares["env"] + shares["opponents"] + shares["wrapper_overhead"]
         assert abs(parts - shares["env_and_wrapper"]) < 0.01
         assert 0 < shares["network"] < 1
+    assert vector["speedup"] == round(vector["steps_per_second"] / envs["steps_per_second"], 2)
     warm = rows["warm_start"]
     assert warm["labels"] > 0 and warm["labels_per_second"] > 0
     table = bench_train.format_report(report)
-    assert "| pig | before | 64×64 |" in table and "| pig | after |" in table
+    assert "| pig | envs | 8 × 256 |" in table and "| pig | vector | 64 × 32 |" in table
     assert "labels/s" in table
+
+
+def test_a_rollout_the_slots_do_not_divide_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="not a multiple of 1000"):
+        bench_train.collector_overrides("pig", slots=1000)
 
 
 def test_the_command_refuses_engine_with_train(capsys):

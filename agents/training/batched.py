@@ -1,0 +1,393 @@
+"""The batched rollout collector of ``kiaule train`` (``collector: vector``).
+
+An SB3 ``VecEnv`` over one compiled batch of games (:mod:`kiaule_env.vector`): ``n_envs`` slots,
+each a learner against pool opponents with the same semantics as
+:class:`~agents.training.wrapper.LearnerEnv` (the ``envs`` collector), but every move of the
+batch is decided at once:
+
+* per slot and per episode the learner's seat is drawn uniformly (with ``team_play``, in a game
+  with teams, it plays its whole team, K1), and one opponent per opposing side from the pool's
+  mix, or a whole lineup, its members clockwise from the learner's left (``self`` members are
+  snapshots, ``self:<serial>``) — drawn when the slot's episode starts (``SingleLearner``'s
+  ``on_episodes`` hook), slots in ascending order, from the collector's own generator;
+* the learner's reward is its seat's (its team's shared reward, K1), or with
+  ``team_with_copies`` the mean over its seat and its copies' seats (the seats a lineup gives
+  to ``self``); an episode that ends before the learner's first decision teaches nothing;
+* opponents are batched: ``random`` draws uniform legal moves from the rows' masks
+  (``vector.random_legal``), a snapshot is one forward pass of its actor (numpy) over all the
+  rows it plays now, its most probable move or a sample (``snapshot_deterministic``), and
+  ``heuristic`` is the game's compiled rule-based agent
+  (``kiaule_env.vector.opponents.heuristic_opponent``). Any other pool member (a search agent,
+  a heuristic with options) has no batched form: the collector refuses it with a
+  ``ValueError`` that names it and says to use ``collector: envs``.
+
+Differences from ``LearnerEnv`` a user may notice: the draws come from one generator per batch
+(same seed, same run, but not the same games as the ``envs`` collector), and in a game where a
+seat leaves before the end (Pig's full game, P5) the learner's episode ends with the game, not
+when its seat leaves (it gets no reward after leaving, so its return is the same).
+
+Checkpoints: :meth:`BatchedCollector.get_state` is data (JSON and numpy arrays: the batch's
+compiled state, the generators, each slot's seats and opponents, the snapshots in use), so a
+resumed run continues exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from agents.training.policy import NumpyPolicy
+from agents.training.pool import SELF, OpponentPool
+from kiaule_env import get_game
+from kiaule_env.core.layout import ObservationLayout
+from kiaule_env.vector import SingleLearner, random_legal
+from kiaule_env.vector import make as make_vector
+from kiaule_env.vector.base import attribute_state, set_attribute_state
+from kiaule_env.vector.sb3 import SB3VecEnv
+
+#: the format of :meth:`BatchedCollector.get_state`'s data
+COLLECTOR_STATE_FORMAT = 1
+
+#: who plays a seat: the learner, or an opponent member's code (an index into ``members``)
+LEARNER = -1
+
+#: the methods a training run calls through ``VecEnv.env_method`` (one collector answers)
+METHODS = ("add_snapshot", "pool_snapshots", "timing_stats", "get_state", "set_state")
+
+
+def batch_logits(policy: NumpyPolicy, obs: np.ndarray) -> np.ndarray:
+    """The actor's unmasked logits for every row of ``obs`` (float32 ``(rows, actions)``)."""
+    h = np.asarray(obs, dtype=np.float32)
+    relu = policy.activation == "relu"
+    for weight, bias in policy.layers:
+        h = h @ weight.T + bias
+        h = np.maximum(h, 0.0) if relu else np.tanh(h)
+    return h @ policy.head[0].T + policy.head[1]
+
+
+def policy_actions(
+    policy: NumpyPolicy,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rng: np.random.Generator,
+    deterministic: bool,
+) -> np.ndarray:
+    """Each row's legal move of ``policy``: the most probable, or a draw from the masked
+    softmax (the Gumbel-max trick: the same distribution as ``NumpyPolicy.act``'s)."""
+    z = np.where(mask.astype(bool), batch_logits(policy, obs), -np.inf)
+    if not deterministic:
+        z = z + rng.gumbel(size=z.shape).astype(np.float32)
+    return np.argmax(z, axis=1).astype(np.int64)
+
+
+def sides_from(
+    game: str, num_players: int, seat: int, learner_seats: tuple[int, ...], lineups: bool
+) -> list[list[int]]:
+    """The opposing sides of a learner at ``seat`` playing ``learner_seats``, as
+    ``LearnerEnv`` orders them: clockwise from the learner's left with lineups, else the
+    game's order."""
+    spec = get_game(game)
+    sides = [
+        list(side) for side in spec.sides(num_players) if any(s not in learner_seats for s in side)
+    ]
+    if lineups:
+        sides.sort(key=lambda side: min((s - seat) % num_players for s in side))
+    return sides
+
+
+def _warm_up(game: str, env_kwargs: dict[str, Any] | None, heuristic: bool) -> None:
+    """Load (or compile) the batch's kernels, and the compiled heuristic's when it plays, on a
+    batch of one, so that this one-off cost is not counted in the training's time breakdown."""
+    venv = make_vector(game, num_envs=1, seed=0, **dict(env_kwargs or {}))
+    obs, _ = venv.reset()
+    if heuristic:
+        _heuristic_for(venv).act(np.zeros(1, np.int64), 0)
+    venv.step(random_legal(obs["action_mask"], np.random.default_rng(0)))
+
+
+def _heuristic_for(venv: Any) -> Any:
+    """The game's compiled heuristic (``BatchedPolicy``), or None where it has none."""
+    try:
+        from kiaule_env.vector.opponents import heuristic_opponent
+    except ImportError:
+        return None
+    return heuristic_opponent(venv)
+
+
+class BatchedCollector(SB3VecEnv):
+    """``n_slots`` learner slots on one batched env; see the module docstring."""
+
+    #: a checkpoint saves one state for the whole batch (``LearnerEnv``: one per env)
+    state_parts = 1
+
+    def __init__(
+        self,
+        game: str,
+        env_kwargs: dict[str, Any] | None,
+        pool: OpponentPool,
+        n_slots: int,
+        seed: int = 0,
+        team_play: bool = True,
+        team_with_copies: bool = False,
+    ):
+        self.game = game
+        self.spec = get_game(game)
+        self.pool = pool
+        self.venv = make_vector(game, num_envs=n_slots, seed=seed, **dict(env_kwargs or {}))
+        self.num_players = self.venv.num_players
+        self.team_play = bool(team_play and self.spec.teams is not None)
+        if team_with_copies and self.spec.teams is not None:
+            raise ValueError(
+                f"team_with_copies is for games without teams; {game} has teams (team_play)"
+            )
+        self.team_with_copies = bool(team_with_copies)
+        if pool.lineups:
+            mine = self.spec.team_of(0) if self.team_play else (0,)
+            pool.check_sides(len(sides_from(game, self.num_players, 0, mine, True)))
+        self._heuristic = None
+        self._check_members()
+        _warm_up(game, env_kwargs, self._heuristic is not None)
+        self._rng, self._opp_rng = (
+            np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2)
+        )
+        #: opponent members by code; ``who[slot, seat]`` is a code or LEARNER
+        self.members: list[str] = []
+        self._codes: dict[str, int] = {}
+        self.who = np.full((n_slots, self.num_players), LEARNER, np.int64)
+        #: the snapshots that slots play now or the pool holds, by serial
+        self._policies: dict[int, NumpyPolicy] = {}
+        learner = SingleLearner(self.venv, [0], self._opponents, on_episodes=self._draw)
+        super().__init__(learner)
+        self._ep_return = np.zeros(n_slots, np.float64)
+        self._ep_length = np.zeros(n_slots, np.int64)
+        self._t0 = time.perf_counter()
+        self.timing = {"total": 0.0, "steps": 0, "episodes": 0}
+
+    # ------------------------------------------------------------------ members
+    def _check_members(self) -> None:
+        """Refuse a pool member without a batched form (only random, heuristic and self)."""
+        pool = self.pool
+        names = {m for lineup in pool.lineups for m in lineup} if pool.lineups else set(pool.names)
+        for name in sorted(names - {SELF, f"{self.game}/random"}):
+            if name == f"{self.game}/heuristic":
+                self._heuristic = _heuristic_for(self.venv)
+                if self._heuristic is not None:
+                    continue
+            raise ValueError(
+                f"opponent {name!r} has no batched form for collector 'vector' (it plays "
+                f"'random', 'heuristic' where the game has a compiled one, and 'self'); "
+                "use collector: envs to train against it"
+            )
+
+    def _code(self, member: str) -> int:
+        """The code of ``member`` (a new one the first time it is drawn)."""
+        code = self._codes.get(member)
+        if code is None:
+            code = self._codes[member] = len(self.members)
+            self.members.append(member)
+        return code
+
+    # ------------------------------------------------------------------ episodes
+    def _draw(self, slots: np.ndarray) -> None:
+        """New episodes in ``slots``: the learner's seat (its team), one opponent per opposing
+        side (or a lineup), and whose rewards make the learner's (LearnerEnv's draws)."""
+        rng, pool, n = self._rng, self.pool, self.num_players
+        learner = self.learner
+        for slot in slots.tolist():
+            seat = int(rng.integers(n))
+            seats = tuple(self.spec.team_of(seat)) if self.team_play else (seat,)
+            row = self.who[slot]
+            row[:] = LEARNER
+            lineup = pool.draw_lineup(rng)
+            copies = []
+            for index, side in enumerate(sides_from(self.game, n, seat, seats, bool(lineup))):
+                member = pool.draw(rng) if lineup is None else lineup[index]
+                if member.startswith(f"{SELF}:"):
+                    serial = int(member.split(":")[1])
+                    self._policies[serial] = next(p for s, p in pool.snapshots if s == serial)
+                code = self._code(member)
+                for s in side:
+                    if s not in seats:
+                        row[s] = code
+                        if member.startswith(f"{SELF}:"):
+                            copies.append(s)
+            learner.learner_mask[slot] = row == LEARNER
+            paid = list(seats) + (copies if self.team_with_copies else [])
+            learner.reward_weights[slot] = 0.0
+            learner.reward_weights[slot, paid] = 1.0 / len(paid)
+
+    def _opponents(
+        self, obs: np.ndarray, mask: np.ndarray, agent: np.ndarray, slots: np.ndarray
+    ) -> np.ndarray:
+        """The opponents' moves in ``slots`` (for the seats ``agent``), one batch per member."""
+        codes = self.who[slots, agent]
+        actions = np.zeros(slots.size, np.int64)
+        rng = self._opp_rng
+        for code in np.unique(codes).tolist():
+            rows = codes == code
+            member = self.members[code]
+            if member.startswith(f"{SELF}:"):
+                policy = self._policies[int(member.split(":")[1])]
+                deterministic = self.pool.snapshot_deterministic
+                actions[rows] = policy_actions(policy, obs[rows], mask[rows], rng, deterministic)
+            elif member == f"{self.game}/random":
+                actions[rows] = random_legal(mask[rows], rng)
+            else:  # the heuristic: _check_members let nothing else in
+                seed = int(rng.integers(2**31))
+                actions[rows] = self._heuristic.act(slots[rows], seed)
+        return actions
+
+    # ------------------------------------------------------------------ VecEnv
+    def reset(self) -> np.ndarray:
+        start = time.perf_counter()
+        obs = super().reset()
+        self._ep_return[:] = 0.0
+        self._ep_length[:] = 0
+        self.timing["total"] += time.perf_counter() - start
+        return obs
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        start = time.perf_counter()
+        obs, reward, dones, infos = super().step_wait()
+        self._ep_return += reward
+        self._ep_length += 1
+        for i in np.flatnonzero(dones).tolist():  # what SB3's Monitor reports, for the logs
+            infos[i]["episode"] = {
+                "r": float(self._ep_return[i]),
+                "l": int(self._ep_length[i]),
+                "t": round(time.perf_counter() - self._t0, 6),
+            }
+        self._ep_return[dones] = 0.0
+        self._ep_length[dones] = 0
+        timing = self.timing
+        timing["steps"] += self.num_envs
+        timing["episodes"] += int(dones.sum())
+        timing["total"] += time.perf_counter() - start
+        return obs, reward, dones, infos
+
+    @property
+    def layout(self) -> ObservationLayout:
+        """The observation layout of the batch's env (model files record it, ``model_io``)."""
+        return self.spec.observation_layout(**self.venv.options)
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        if attr_name in ("num_players", "layout", "pool", "team_play"):
+            return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
+        return super().get_attr(attr_name, indices)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        """``action_masks`` per slot; the run's methods (:data:`METHODS`) once, for the batch."""
+        if method_name in METHODS:
+            return [getattr(self, method_name)(*method_args, **method_kwargs)]
+        return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+    # ------------------------------------------------------------------ the run's methods
+    def add_snapshot(self, arrays: dict[str, np.ndarray]) -> int:
+        """Add a frozen copy of the learner to the pool; forget snapshots nobody plays now."""
+        serial = self.pool.add_snapshot(arrays)
+        self._policies[serial] = self.pool.snapshots[-1][1]
+        used = {
+            int(self.members[c].split(":")[1])
+            for c in np.unique(self.who)
+            if c >= 0 and self.members[c].startswith(f"{SELF}:")
+        }
+        kept = used | {s for s, _ in self.pool.snapshots}
+        self._policies = {s: p for s, p in self._policies.items() if s in kept}
+        return serial
+
+    def pool_snapshots(self) -> list[dict[str, np.ndarray]]:
+        return self.pool.snapshot_arrays()
+
+    def timing_stats(self) -> dict[str, float]:
+        """Seconds in the batch (``env``), the opponents, and reset/step in all (``total``)."""
+        return {**self.learner.timing, **self.timing}
+
+    def get_state(self) -> dict[str, Any]:
+        """Everything this collector is, as data: ``{"data": JSON, "arrays": {name: array}}``
+        (the batch and its view under ``collector/``, a heuristic's arrays, and the snapshots
+        the pool holds or a slot plays as ``snapshot_<serial>/<name>``, as ``LearnerEnv``)."""
+        inner = self.learner.get_state()
+        arrays = {f"collector/{k}": v for k, v in inner["arrays"].items()}
+        arrays["collector/who"] = self.who.copy()
+        arrays["collector/ep_return"] = self._ep_return.copy()
+        arrays["collector/ep_length"] = self._ep_length.copy()
+        heuristic = attribute_state(self._heuristic) if self._heuristic is not None else None
+        if heuristic is not None:
+            arrays.update({f"collector/heuristic/{k}": v for k, v in heuristic["arrays"].items()})
+        for serial, policy in self._policies.items():
+            arrays.update({f"snapshot_{serial}/{k}": v for k, v in policy.to_arrays().items()})
+        data = {
+            "format": COLLECTOR_STATE_FORMAT,
+            "collector": "vector",
+            "learner": inner["data"],
+            "rng": self._rng.bit_generator.state,
+            "opp_rng": self._opp_rng.bit_generator.state,
+            "members": list(self.members),
+            "policies": sorted(self._policies),
+            "pool": {
+                "serials": [s for s, _ in self.pool.snapshots],
+                "next_serial": self.pool._next_serial,
+            },
+            "heuristic": heuristic["data"] if heuristic is not None else None,
+            "timing": dict(self.timing),
+        }
+        return {"data": data, "arrays": arrays}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Become the collector :meth:`get_state` described; ``ValueError`` if it is not such
+        a state (another collector's, game's or number of slots)."""
+        from agents.training.wrapper import _policies_from
+
+        try:
+            data, arrays = state["data"], state["arrays"]
+            if data.get("collector") != "vector" or data.get("format") != COLLECTOR_STATE_FORMAT:
+                raise ValueError("it is not a state of the batched collector (collector: vector)")
+            policies = _policies_from(
+                {k: v for k, v in arrays.items() if k.startswith("snapshot_")}
+            )
+            mine = {
+                k.removeprefix("collector/"): v
+                for k, v in arrays.items()
+                if k.startswith("collector/")
+            }
+            who = np.asarray(mine["who"])
+            if who.shape != self.who.shape:
+                raise ValueError(f"it has {who.shape[0]} slots, this run {self.who.shape[0]}")
+            inner = {
+                k: v
+                for k, v in mine.items()
+                if k not in ("who", "ep_return", "ep_length") and not k.startswith("heuristic/")
+            }
+            self.learner.set_state({"data": data["learner"], "arrays": inner})
+            if data["heuristic"] is not None:
+                if self._heuristic is None:
+                    raise ValueError("it played a batched heuristic this run does not have")
+                heur = {
+                    k.removeprefix("heuristic/"): v
+                    for k, v in mine.items()
+                    if k.startswith("heuristic/")
+                }
+                set_attribute_state(
+                    self._heuristic,
+                    {"data": data["heuristic"], "arrays": heur},
+                    "the batched heuristic",
+                )
+            pool = data["pool"]
+            self.pool.restore(pool["serials"], policies, pool["next_serial"], [])
+            self._policies = {int(s): policies[int(s)] for s in data["policies"]}
+            self.members = [str(m) for m in data["members"]]
+            self._codes = {m: i for i, m in enumerate(self.members)}
+            self.who[...] = who
+            self._ep_return[...] = mine["ep_return"]
+            self._ep_length[...] = mine["ep_length"]
+            self._rng.bit_generator.state = data["rng"]
+            self._opp_rng.bit_generator.state = data["opp_rng"]
+            self.timing = {k: data["timing"][k] for k in self.timing}
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise ValueError(
+                f"not a batched collector state ({type(exc).__name__}: {exc})"
+            ) from None

@@ -1,0 +1,259 @@
+"""The batched rollout collector (``collector: vector``, ``agents.training.batched``): the same
+semantics as ``LearnerEnv`` (seat drawn per episode, team play K1, lineups clockwise from the
+learner's left, the copies' reward), batched opponents, refusals, and training runs on it:
+``kiaule train --set collector=vector``, reproducible, resumed exactly."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from agents.training.batched import LEARNER, BatchedCollector, policy_actions
+from agents.training.callbacks import StopRequest
+from agents.training.policy import NumpyPolicy
+from agents.training.pool import OpponentPool
+from experiments import train as train_mod
+from experiments.cli import main as cli_main
+
+
+def collector(game, mix=None, lineups=None, slots=32, **kwargs) -> BatchedCollector:
+    players = {"kozel": {}, "kiauliaganys": {"num_players": 4}, "pig": {"num_players": 4}}
+    pool = OpponentPool(game, mix or {"random": 1.0}, lineups=lineups)
+    return BatchedCollector(game, players[game], pool, slots, seed=3, **kwargs)
+
+
+def tiny_policy(obs_size: int, actions: int, seed: int = 0) -> NumpyPolicy:
+    rng = np.random.default_rng(seed)
+    layer = (rng.normal(size=(8, obs_size)).astype(np.float32), np.zeros(8, np.float32))
+    head = (rng.normal(size=(actions, 8)).astype(np.float32), np.zeros(actions, np.float32))
+    return NumpyPolicy([layer], head)
+
+
+def test_kozel_learner_plays_a_drawn_team_with_its_shared_reward():
+    """K1: each slot's learner plays one whole team (both teams drawn), paid the team's reward
+    once (the mean of the partners' equal rewards); the other team is one opponent member."""
+    env = collector("kozel", slots=64)
+    env.reset()
+    teams = set()
+    for _ in range(30):
+        masks = env.learner.learner_mask
+        for slot in range(64):
+            seats = tuple(np.flatnonzero(masks[slot]).tolist())
+            assert seats in ((0, 2), (1, 3))
+            teams.add(seats)
+            weights = env.learner.reward_weights[slot]
+            assert np.allclose(weights[list(seats)], 0.5) and weights.sum() == pytest.approx(1)
+            others = [s for s in range(4) if s not in seats]
+            assert len({int(env.who[slot, s]) for s in others}) == 1  # one member per side
+        assert masks[np.arange(64), env.learner.venv.impl.agent].all()  # the learner acts
+        env.step(_random_actions(env))
+    assert teams == {(0, 2), (1, 3)}
+    alone = collector("kozel", team_play=False)
+    alone.reset()
+    assert (alone.learner.learner_mask.sum(axis=1) == 1).all()
+
+
+def _random_actions(env: BatchedCollector) -> np.ndarray:
+    from kiaule_env import vector
+
+    return vector.random_legal(env.learner.venv.impl.mask, np.random.default_rng(0))
+
+
+def test_lineups_are_seated_clockwise_from_the_learners_left_with_the_copies_reward():
+    """Pig lineup "heuristic self random": left of the learner the heuristic, opposite a
+    snapshot, right random; with team_with_copies the reward is the mean of seat and copy."""
+    env = collector("pig", lineups={"heuristic self random": 1.0}, team_with_copies=True)
+    env.add_snapshot(tiny_policy(39, 6).to_arrays())
+    env.reset()
+    seats_seen = set()
+    for _ in range(20):
+        for slot in range(env.num_envs):
+            seat = int(np.flatnonzero(env.who[slot] == LEARNER)[0])
+            seats_seen.add(seat)
+            members = [env.members[env.who[slot, (seat + k) % 4]] for k in (1, 2, 3)]
+            assert members == ["pig/heuristic", "self:0", "pig/random"]
+            weights = env.learner.reward_weights[slot]
+            expected = np.zeros(4)
+            expected[[seat, (seat + 2) % 4]] = 0.5
+            assert np.allclose(weights, expected)
+        env.step(_random_actions(env))
+    assert seats_seen == {0, 1, 2, 3}
+    plain = collector("pig", lineups={"heuristic self random": 1.0})
+    plain.add_snapshot(tiny_policy(39, 6).to_arrays())
+    plain.reset()
+    assert (plain.learner.reward_weights.max(axis=1) == 1.0).all()
+
+
+def test_rewards_are_the_learners_seat_and_episodes_end_with_it():
+    """Kiauliaganys (G12): each finished episode's return is the learner's seat's: -1 if it
+    is the swineherd, +1/3 if another is, 0 with no loser."""
+    env = collector("kiauliaganys", slots=16)
+    env.reset()
+    seen = set()
+    for _ in range(400):
+        seat = (env.who == LEARNER).argmax(axis=1)  # the episode each slot is in now
+        _, _, dones, infos = env.step(_random_actions(env))
+        for i in np.flatnonzero(dones):
+            loser = infos[i]["final_result"]["loser"]
+            expected = 0.0 if loser is None else (-1.0 if loser == f"player_{seat[i]}" else 1 / 3)
+            assert infos[i]["episode"]["r"] == pytest.approx(expected, abs=1e-6)
+            seen.add(round(expected, 3))
+    assert seen == {0.0, -1.0, 0.333}
+
+
+def test_snapshot_moves_are_the_policys_batched():
+    """One forward pass for all rows: its argmax is NumpyPolicy.act's move for every row; a
+    sampled move is always legal and follows the policy (not uniform)."""
+    rng = np.random.default_rng(1)
+    policy = tiny_policy(10, 5)
+    obs = rng.normal(size=(200, 10)).astype(np.float32)
+    mask = rng.random((200, 5)) < 0.6
+    mask[:, 0] = True
+    best = policy_actions(policy, obs, mask.astype(np.int8), rng, deterministic=True)
+    assert best.tolist() == [policy.act(o, m) for o, m in zip(obs, mask, strict=True)]
+    one = np.repeat(obs[:1], 4000, axis=0)
+    full = np.ones((4000, 5), np.int8)
+    drawn = policy_actions(policy, one, full, rng, deterministic=False)
+    z = policy.logits(obs[0])
+    p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    assert np.abs(np.bincount(drawn, minlength=5) / 4000 - p).max() < 0.03
+    sampled = policy_actions(policy, obs, mask.astype(np.int8), rng, deterministic=False)
+    assert mask[np.arange(200), sampled].all()
+
+
+def test_opponents_without_a_batched_form_are_refused(monkeypatch):
+    """A search agent cannot play in a batch: ValueError naming it and the envs collector;
+    nor can heuristic in a game without a compiled one."""
+    with pytest.raises(ValueError, match=r"'kozel/pimc' has no batched form.*collector: envs"):
+        collector("kozel", mix={"pimc": 1.0, "random": 1.0})
+    with pytest.raises(ValueError, match=r"'pig/pimc' has no batched form"):
+        collector("pig", lineups={"heuristic pimc random": 1.0})
+    import agents.training.batched as batched
+
+    monkeypatch.setattr(batched, "_heuristic_for", lambda venv: None)
+    with pytest.raises(ValueError, match=r"'pig/heuristic' has no batched form"):
+        collector("pig", mix={"heuristic": 1.0})
+
+
+def test_the_collector_key_is_checked(monkeypatch):
+    with pytest.raises(ValueError, match=r"collector: .*'envs'"):
+        train_mod.resolve_config({"game": "kozel", "collector": "batch"})
+    from kiaule_env import vector
+
+    monkeypatch.setattr(vector, "games", lambda: ["kozel"])
+    with pytest.raises(ValueError, match=r"pig has no batched env .*use collector: envs"):
+        train_mod.resolve_config({"game": "pig", "collector": "vector"})
+
+
+# ---------------------------------------------------------------------- training runs
+TINY = {
+    "collector": "vector",
+    "total_timesteps": 2048,
+    "n_envs": 32,
+    "opponents": {"mix": {"random": 1.0, "self": 1.0}, "snapshot_every": 256},
+    "ppo": {"n_steps": 16, "batch_size": 128, "n_epochs": 2},
+    "policy": {"net_arch": [16]},
+    "eval": {"every": 0, "deals": 2, "opponent": "random"},
+    "checkpoint": {"every": 1024},
+    "tensorboard": False,
+}
+
+
+def weights(path):
+    import torch
+
+    with zipfile.ZipFile(path) as zf:
+        return torch.load(io.BytesIO(zf.read("policy.pth")), weights_only=True)
+
+
+def same_weights(a, b) -> bool:
+    import torch
+
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+@pytest.mark.parametrize("game", ["kozel", "kiauliaganys", "pig"])
+def test_kiaule_train_collects_on_the_batched_env(game, tmp_path, capsys):
+    """``kiaule train <game> --set collector=vector``: a short run per decision game writes its
+    model, records the collector and where the time went."""
+    out = tmp_path / game
+    argv = ["train", game, "--timesteps", "1024", "--no-progress", "--output", str(out)]
+    for key, value in {
+        "collector": "vector",
+        "n_envs": 32,
+        "ppo.n_steps": 16,
+        "ppo.batch_size": 128,
+        "ppo.n_epochs": 1,
+        "policy.net_arch": "[16]",
+        "eval.every": 0,
+        "warm_start": "null",
+        "tensorboard": "false",
+        "opponents.mix": "{random: 1, self: 1}",
+        "opponents.lineups": "null",
+        "opponents.team_with_copies": "false",
+        "opponents.snapshot_every": 512,
+    }.items():
+        argv += ["--set", f"{key}={value}"]
+    assert cli_main(argv) == 0
+    assert json.loads((out / "config.json").read_text())["collector"] == "vector"
+    stats = json.loads((out / "train_stats.json").read_text())
+    assert stats["timesteps"] == 1024 and stats["episodes_this_run"] > 0
+    assert 0 < stats["share"]["env_and_wrapper"] < 1
+    assert (out / "final.zip").is_file()
+
+
+def test_same_seed_same_run_and_resume_is_exact(tmp_path):
+    """Two runs with one seed give the same model; a run stopped at a rollout boundary and
+    resumed from its checkpoint ends with bit for bit the uninterrupted run's model."""
+    config = {**TINY, "game": "kozel"}
+    first = train_mod.train(
+        train_mod.resolve_config({**config, "output": str(tmp_path / "a")}), progress=False
+    )
+    again = train_mod.train(
+        train_mod.resolve_config({**config, "output": str(tmp_path / "b")}), progress=False
+    )
+    assert same_weights(first.final_model, again.final_model)
+    other = train_mod.train(
+        train_mod.resolve_config({**config, "seed": 1, "output": str(tmp_path / "c")}),
+        progress=False,
+    )
+    assert not same_weights(first.final_model, other.final_model)
+    resolved = train_mod.resolve_config({**config, "output": str(tmp_path / "d")})
+    stopped = train_mod.train(resolved, progress=False, stop=StopRequest(at_step=700))
+    assert stopped.stopped_at == 1024
+    resumed = train_mod.train(resolved, resume=stopped.checkpoint, progress=False)
+    assert resumed.timesteps == 2048
+    assert same_weights(resumed.final_model, first.final_model)
+
+
+def test_resume_with_a_heuristic_lineup_is_exact(tmp_path):
+    """Pig with the compiled heuristic and a copy (team_with_copies): resumed from a scheduled
+    checkpoint, the run ends as the uninterrupted one; an envs run cannot resume it."""
+    config = {
+        **TINY,
+        "game": "pig",
+        "env_kwargs": {"num_players": 4},
+        "opponents": {
+            "lineups": {"heuristic self heuristic": 1.0, "heuristic heuristic random": 1.0},
+            "team_with_copies": True,
+            "snapshot_every": 512,
+            "max_snapshots": 1,
+        },
+    }
+    full = train_mod.train(
+        train_mod.resolve_config({**config, "output": str(tmp_path / "full")}), progress=False
+    )
+    checkpoint = full.output / "checkpoints" / "step_1024.zip"
+    resolved = train_mod.resolve_config({**config, "output": str(tmp_path / "resumed")})
+    resumed = train_mod.train(resolved, resume=checkpoint, progress=False)
+    assert same_weights(resumed.final_model, full.final_model)
+    envs = train_mod.resolve_config(
+        {**config, "collector": "envs", "n_envs": 2, "output": str(tmp_path / "envs")}
+    )
+    with pytest.raises(ValueError, match="env state"):
+        train_mod.train(envs, resume=checkpoint, progress=False)
