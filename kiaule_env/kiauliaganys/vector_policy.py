@@ -9,9 +9,9 @@ so a layout change carries through), for the seat to act, with :data:`EPSILON` r
 **It reads hidden cards.** The policy was written for determinized worlds, where every card is
 where the world put it: it reads the next player's hand (whether he can match a suit, how many
 of it he holds) and the face-down order (how many cards his search would pick up). On the real
-game's rows it therefore knows what no player may know, and plays better than an honest player
-of its rules could; the name says so. Its strength against the Python ``kiauliaganys/heuristic``
-is measured in ``docs/compiled-twins.md``.
+game's rows it therefore knows what no player may know; the name says so. Measured against the
+Python ``kiauliaganys/heuristic`` (``docs/compiled-twins.md``), it plays about as well, no
+better: one policy seat among three heuristics averages +0.003 ± 0.006 a deal.
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ decisions; a game without a batched env) give ``None``. What each reads:
 * **Kiauliaganys** (``kiauliaganys/heuristic``'s counterpart): the rollout policy written for
   determinized worlds, which **reads hidden cards**: every seat's hand and the face-down order
   (whether the next player can match a suit, how many cards his search would pick up). As a
-  training opponent it is therefore stronger than an honest player of its rules could be; its
-  ``name`` says so. Its strength against the Python heuristic is in ``docs/compiled-twins.md``.
+  training opponent it knows what no player may know; its ``name`` says so. Measured, it plays
+  about as well as the Python heuristic, no better (``docs/compiled-twins.md``).
 
 Bad input raises ``ValueError``: ``slots`` must be a 1-D integer array of slot indices in
 ``[0, num_envs)``, each with a seat to act (a legal action in its mask: the env has been
