@@ -86,7 +86,8 @@ name               size    content
 ``REP_LIMIT``      1       G10a ``repetition`` (0: the rule is off)
 ``MAX_TURNS``      1       G10 ``max_turns``
 ``KEY_WORDS``      1       ``W``: int64 words of one G10a position key
-``CAPACITY``       1       position records the history region holds
+``CAPACITY``       1       position records the history region holds (0 with G10a on: the
+                           array's owner counts the positions, as the batched env does)
 ``SLOTS``          1       slots of the history's hash table (a power of two; 0 without G10a)
 ``PHASE``          1       MATCH 0, DRAG 1, OVER 2 (as ``rules``)
 ``TO_ACT``         1       seat to decide, -1 once over
@@ -587,9 +588,28 @@ def _end_turn(s: np.ndarray, seat: int, rewards: np.ndarray) -> None:
         _finish(s, _most_cards(s, nxt), -1, ENDED_CAP, rewards)
         return
     s[TO_ACT] = nxt
-    # G10a: the position at the turn's start, once the face-down table is empty
-    if s[REP_LIMIT] > 0 and s[FD_LEN] == 0 and _record(s) >= s[REP_LIMIT]:
-        _finish(s, _most_cards(s, nxt), -1, ENDED_REPETITION, rewards)
+    # G10a: the position at the turn's start, once the face-down table is empty (an array
+    # without history room leaves the count to its owner: the batched env, which then calls
+    # ``_repeated`` itself)
+    if s[CAPACITY] > 0 and _counts_position(s):
+        _repeated(s, _record(s), rewards)
+
+
+@njit(cache=True)
+def _counts_position(s: np.ndarray) -> bool:
+    """G10a: whether the position a turn starts from is counted (the rule is on and the
+    face-down table is empty)."""
+    return s[REP_LIMIT] > 0 and s[FD_LEN] == 0
+
+
+@njit(cache=True)
+def _repeated(s: np.ndarray, count: int, rewards: np.ndarray) -> None:
+    """G10a: the position the turn starts from has now occurred ``count`` times (``REPEATS``);
+    at the ``repetition``-th occurrence the deal ends, the player holding the most cards the
+    swineherd (ties from the player to move, G10)."""
+    s[REPEATS] = count
+    if count >= s[REP_LIMIT]:
+        _finish(s, _most_cards(s, s[TO_ACT]), -1, ENDED_REPETITION, rewards)
 
 
 @njit(cache=True)
@@ -701,7 +721,6 @@ def _record(s: np.ndarray) -> int:
         other = HISTORY + (s[table + i] - 1) * (words + 1)
         s[other + words] += 1
         count = s[other + words]
-    s[REPEATS] = count
     return count
 
 

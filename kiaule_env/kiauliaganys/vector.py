@@ -19,8 +19,13 @@ name (``X_…``)     size    content
 ``DEALER``         1       this deal's dealer (the next deal of a match starts from him)
 ``RNG``            ...     the episode's generator (:mod:`kiaule_env.vector.rng`): the
                            later deals of a match are shuffled from it, as the engine does
-``MARK``           1       the G10a marker of the records the row keeps (:func:`_marker`)
+``MARK``           1       the G10a marker of the records the slot keeps (:func:`_marker`)
+``NEWEST``         1       the slot's newest G10a record in the pool (-1: none)
 =================  ======  ===============================================================
+
+The twin's part has no history room (its ``CAPACITY`` is 0, so its ``apply`` leaves the G10a
+count to this module) and is followed by :data:`KEY`'s ``KEY_WORDS`` words, where the twin's
+``_pack_key`` packs the position being counted. A row is 2,128 bytes for every option.
 
 Each step updates this memory incrementally from the move (a play or drag removes one card
 from the face-up set or lowers ``not_suit``, a take adds a face-up card, a search adds the
@@ -29,18 +34,32 @@ its mask, all in ``numba.njit(cache=True)`` kernels looping over the batch. The 
 chances are looked up in one table per batch (:func:`_none_table`, about 1.2 MB for 52 cards,
 besides the rows), built with the counting code's float operations in its order.
 
-G10a history: the twin keeps the deal's position records in its array. A row starts with room
-for :data:`START_RECORDS` records (about 4 KB a slot for four players and 52 cards); when a
-slot is about to fill its room, every row grows to twice the room before the step (records
-copied, hash tables rebuilt), so the count stays exact for any ``max_turns``. A row keeps only
-the positions since the last irreversible change (:func:`_marker`: a turn had, a seat out, the
-G8 last turn); older ones can never recur, so the counts are the engine's. In long random runs
-at batch 1024 this keeps rows at 512 records (about 39 KB a slot) where the whole deal's
-history grew them to 1,024 (about 76 KB).
+G10a history: the positions each slot has to count live in one pool per batch, not in the
+rows, so that the memory follows the batch's total history rather than every row being sized
+for the longest one. The pool is an ``int64`` array of records (a position's packed key, its
+count, its slot, the slot's next older record: each slot's records form a chain from
+``NEWEST``), a free list threaded through the unused records, and an index: an open-addressing
+table (linear probing, at most half full) of ``fingerprint << 32 | record + 1``, the fingerprint
+a hash of the key and the slot whose low bits are the entry's home. After each turn that ends
+with the deal going on and the face-down table empty, the step packs the position with the
+twin's ``_pack_key``, counts it in the slot's history (a new record for a first occurrence) and
+hands the count to the twin's ``_repeated`` (``REPEATS``, the end at the limit): the twin's key
+and counting, the pool's bookkeeping. A slot keeps only the positions since the last
+irreversible change (:func:`_marker`: a turn had, a seat out, the G8 last turn; older ones can
+never recur, so the counts are the engine's); its records are freed when the marker changes,
+when its deal ends and when it is reset. Freeing removes a record's index entry with linear
+probing's backward shift, so the index holds exactly the live records. Before a step the pool
+has a free record for every slot (a step counts at most one position a slot); it grows by a
+quarter when it has not, so the count stays exact for any ``max_turns``.
+
+:meth:`KiauliaganysVector.state_bytes` counts the row plus the pool (records, index, free list)
+divided by the slots. In random play at batch 1024 a slot keeps about 28 records on average and
+some over 400; the pool holds the batch's peak total plus a step's room.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -53,8 +72,8 @@ from kiaule_env.kiauliaganys.rules import DRAG, MATCH, OVER, Config, State
 from kiaule_env.vector import rng
 from kiaule_env.vector.kernels import kernel_decorator
 
-#: G10a position records a row holds at first (it grows when a deal needs more)
-START_RECORDS = 32
+#: G10a records the batch's pool holds at first, per slot (it grows when the batch needs more)
+START_RECORDS = 8
 
 # the bookkeeping before the twin's part of a row (``x``: the row's first EXTRA_WORDS words)
 X_FACE_UP = 0
@@ -64,8 +83,25 @@ X_DEALS = X_YEARS + C.MAX_SEATS
 X_DEALER = X_DEALS + 1
 X_RNG = X_DEALER + 1
 X_MARK = X_RNG + rng.RNG_WORDS  # the G10a marker (:func:`_marker`) of the records kept
+X_NEWEST = X_MARK + 1  # the slot's newest G10a record in the pool (-1: none)
 #: words of the bookkeeping, the first of a row (the twin's array follows)
-EXTRA_WORDS = X_MARK + 1
+EXTRA_WORDS = X_NEWEST + 1
+
+#: in the twin's part of a row, the packed G10a key of the position being counted (``KEY_WORDS``
+#: words where the twin's own arrays start their history: a row's twin array has none)
+KEY = C.HISTORY
+
+# a G10a record of the pool: its key's ``KEY_WORDS`` words, then these columns (after the key)
+R_COUNT = 0  # the position's occurrences
+R_SLOT = 1  # the slot whose history it is
+R_NEXT = 2  # the slot's next older record, or the next free record (-1: none)
+#: columns of a record besides the key
+RECORD_EXTRA = 3
+# the pool's free list (``_free``)
+FREE_HEAD = 0  # first free record (-1: none)
+FREE_COUNT = 1  # free records
+_FINGERPRINT = 0x7FFFFFFF  # an index entry: fingerprint << 32 | record + 1 (0: empty)
+_RECORD_BITS = 0xFFFFFFFF
 
 # float parameters of the observation (``_params``)
 F_SCALE = 0  # 1 / deck size
@@ -308,7 +344,8 @@ def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray
 def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> None:
     """``rules.new_deal`` in the row: ``deck`` (deck positions, top first) with position 0
     starting the open fund and the rest face down (G2); the player after ``dealer`` acts
-    first. Match years, deals and the generator are kept (G11)."""
+    first. Match years, deals and the generator are kept (G11); the slot's G10a records are
+    already freed (:func:`_drop_history`)."""
     n = s[C.N]
     d = s[C.D]
     s[C.PHASE] = MATCH
@@ -335,7 +372,6 @@ def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> Non
     s[C.FUND] = deck[0]
     for k in range(d - 1):
         s[C.FACE_DOWN + k] = deck[d - 1 - k]
-    _clear_history(s)  # the G10a records and their hash table
     x[X_DEALER] = dealer
 
 
@@ -381,14 +417,19 @@ def _reset_rows(
     agent: np.ndarray,
     f: np.ndarray,
     table: np.ndarray,
+    records: np.ndarray,
+    index: np.ndarray,
+    free: np.ndarray,
 ) -> None:
-    """New episodes in ``slots``: each generator seeded as ``seeding.np_random(seed)``, the
-    first deal shuffled from it (``Engine.new_episode``), dealt by the last seat (RULES §0)."""
+    """New episodes in ``slots`` (their G10a records freed first: a slot may be reset in the
+    middle of a deal): each generator seeded as ``seeding.np_random(seed)``, the first deal
+    shuffled from it (``Engine.new_episode``), dealt by the last seat (RULES §0)."""
     buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
     for k in range(slots.shape[0]):
         i = slots[k]
         x = state[i, :EXTRA_WORDS]
         s = state[i, EXTRA_WORDS:]
+        _drop_history(s, x, records, index, free)
         rng.seed(x, X_RNG, seeds[k])
         for t in range(C.MAX_SEATS):
             x[X_YEARS + t] = 0
@@ -409,9 +450,14 @@ def _step_rows(
     f: np.ndarray,
     table: np.ndarray,
     target: int,
+    records: np.ndarray,
+    index: np.ndarray,
+    free: np.ndarray,
 ) -> None:
-    """One step of every slot whose action is not -1: the move, every seat's reward delta
-    (G12), the end of the episode, and the next observation and mask of the slots that go on."""
+    """One step of every slot whose action is not -1: the move (G10a counted in the pool:
+    ``records``, ``index``, ``free``, with room for a record per slot), every seat's reward
+    delta (G12), the end of the episode, and the next observation and mask of the slots that
+    go on."""
     buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
     action = np.empty(1, dtype=np.int64)
     deltas = np.zeros(C.MAX_SEATS, dtype=np.float64)
@@ -427,10 +473,14 @@ def _step_rows(
         for t in range(players):
             deltas[t] = 0.0
         action[0] = actions[i]
-        records = s[C.RECORDS]
+        turns = s[C.TURNS]
         _apply(s, x, action, deltas)
-        if s[C.RECORDS] > records:  # G10a: a new position was recorded
-            _forget_history(s, x)
+        # G10a: a turn ended and the deal goes on (the twin's own count, which its arrays
+        # without history room leave out)
+        if s[C.TURNS] > turns and s[C.PHASE] != OVER and C._counts_position(s):
+            _count_turn_start(s, x, i, records, index, free, deltas)
+        if s[C.PHASE] == OVER:  # the deal's positions can never recur
+            _drop_history(s, x, records, index, free)
         for t in range(players):
             rewards[i, t] = deltas[t]
         done = False
@@ -439,6 +489,108 @@ def _step_rows(
         terminated[i] = done
         if not done:
             agent[i] = _write_slot(s, x, obs[i], mask[i], f, table, buf)
+
+
+# ---------------------------------------------------------------------------------- G10a pool
+@_kernel
+def _fingerprint(key: np.ndarray, base: int, words: int, slot: int) -> int:
+    """A 31-bit hash of the packed key ``key[base:base + words]`` in ``slot``'s history: the
+    pool index's fingerprint, whose low bits are the record's home entry."""
+    h = slot + 1
+    for w in range(words):
+        h = (h ^ key[base + w]) * C._HASH_MULT
+    h ^= h >> 29
+    return (h >> 32) & _FINGERPRINT
+
+
+@_kernel
+def _same_key(records: np.ndarray, r: int, s: np.ndarray, words: int) -> bool:
+    """Whether record ``r`` holds the key packed at ``s[KEY:]``."""
+    w = 0
+    while w < words and records[r, w] == s[KEY + w]:
+        w += 1
+    return w == words
+
+
+@_kernel
+def _count_position(
+    s: np.ndarray,
+    x: np.ndarray,
+    slot: int,
+    records: np.ndarray,
+    index: np.ndarray,
+    free: np.ndarray,
+) -> int:
+    """G10a: one more occurrence of the position packed at ``s[KEY:]`` in ``slot``'s history;
+    returns its occurrences. Its first takes a free record, the slot's newest (the index:
+    linear probing, fingerprints compared before keys)."""
+    words = s[C.KEY_WORDS]
+    fp = _fingerprint(s, KEY, words, slot)
+    mask = index.shape[0] - 1
+    j = fp & mask
+    while index[j] != 0:
+        entry = index[j]
+        if entry >> 32 == fp:
+            r = (entry & _RECORD_BITS) - 1
+            if records[r, words + R_SLOT] == slot and _same_key(records, r, s, words):
+                records[r, words + R_COUNT] += 1
+                return records[r, words + R_COUNT]
+        j = (j + 1) & mask
+    r = free[FREE_HEAD]
+    free[FREE_HEAD] = records[r, words + R_NEXT]
+    free[FREE_COUNT] -= 1
+    for w in range(words):
+        records[r, w] = s[KEY + w]
+    records[r, words + R_COUNT] = 1
+    records[r, words + R_SLOT] = slot
+    records[r, words + R_NEXT] = x[X_NEWEST]
+    x[X_NEWEST] = r
+    s[C.RECORDS] += 1
+    index[j] = (fp << 32) | (r + 1)
+    return 1
+
+
+@_kernel
+def _unindex(records: np.ndarray, index: np.ndarray, r: int, words: int) -> None:
+    """Removes record ``r``'s index entry with linear probing's backward shift (the later
+    entries of its run move up where their home allows): no tombstones, so the index holds
+    only live records and never fills with dead ones."""
+    fp = _fingerprint(records[r], 0, words, records[r, words + R_SLOT])
+    mask = index.shape[0] - 1
+    want = (fp << 32) | (r + 1)
+    i = fp & mask
+    while index[i] != want:
+        i = (i + 1) & mask
+    j = i
+    while True:
+        j = (j + 1) & mask
+        entry = index[j]
+        if entry == 0:
+            break
+        home = (entry >> 32) & mask
+        if ((j - home) & mask) >= ((j - i) & mask):  # its home is not in (i, j]: it moves up
+            index[i] = entry
+            i = j
+    index[i] = 0
+
+
+@_kernel
+def _drop_history(
+    s: np.ndarray, x: np.ndarray, records: np.ndarray, index: np.ndarray, free: np.ndarray
+) -> None:
+    """Frees every G10a record of the slot (its chain from the newest): out of the index,
+    onto the free list."""
+    words = s[C.KEY_WORDS]
+    r = x[X_NEWEST]
+    x[X_NEWEST] = -1
+    s[C.RECORDS] = 0
+    while r >= 0:
+        older = records[r, words + R_NEXT]
+        _unindex(records, index, r, words)
+        records[r, words + R_NEXT] = free[FREE_HEAD]
+        free[FREE_HEAD] = r
+        free[FREE_COUNT] += 1
+        r = older
 
 
 @_kernel
@@ -461,66 +613,70 @@ def _marker(s: np.ndarray) -> int:
 
 
 @_kernel
-def _forget_history(s: np.ndarray, x: np.ndarray) -> None:
-    """After a new G10a record: when the marker (:func:`_marker`) changed, the records before
-    it can never match again, so only the new record is kept (its count is 1; the counts the
-    env reports are unchanged) — it keeps a row's history to the positions since the last
-    irreversible change."""
+def _count_turn_start(
+    s: np.ndarray,
+    x: np.ndarray,
+    slot: int,
+    records: np.ndarray,
+    index: np.ndarray,
+    free: np.ndarray,
+    rewards: np.ndarray,
+) -> None:
+    """G10a in a row (its twin array keeps no history): the position the turn starts from,
+    packed by the twin's ``_pack_key`` and counted in the slot's history in the pool, then the
+    twin's ``_repeated`` (the count, the end at the limit). When the position's marker
+    (:func:`_marker`) changed, the slot's older records can never match again: they are freed
+    first, so a slot keeps only the positions since the last irreversible change (the counts
+    are the engine's)."""
+    C._pack_key(s, KEY)
     mark = _marker(s)
-    if mark == x[X_MARK]:
-        return
-    x[X_MARK] = mark
-    last = s[C.RECORDS] - 1
-    if last == 0:
-        return
-    _clear_table(s)
-    width = s[C.KEY_WORDS] + 1
-    src = C.HISTORY + last * width
-    for w in range(width):
-        s[C.HISTORY + w] = s[src + w]
-    for k in range(C.HISTORY + width, src + width):
-        s[k] = 0  # the other records
-    s[C.RECORDS] = 1
-    C._rebuild_table(s)
+    if mark != x[X_MARK]:
+        x[X_MARK] = mark
+        _drop_history(s, x, records, index, free)
+    C._repeated(s, _count_position(s, x, slot, records, index, free), rewards)
 
 
 @_kernel
-def _clear_table(s: np.ndarray) -> None:
-    """Empties the G10a hash table, touching only the entries in use, not the whole table:
-    each record's entry is found and cleared newest first (the table is the records inserted
-    in order, so a record's probe path holds only older ones, still there when it is
-    cleared)."""
-    width = s[C.KEY_WORDS] + 1
-    table = C.HISTORY + s[C.CAPACITY] * width
-    for r in range(s[C.RECORDS] - 1, -1, -1):
-        s[table + C._slot(s, C.HISTORY + r * width)] = 0
+def _load_record(
+    state: np.ndarray,
+    slot: int,
+    key: np.ndarray,
+    count: int,
+    records: np.ndarray,
+    index: np.ndarray,
+    free: np.ndarray,
+) -> None:
+    """A loaded state's G10a position (packed ``key``, occurring ``count`` times) into the
+    slot's history, as its newest record."""
+    x = state[slot, :EXTRA_WORDS]
+    s = state[slot, EXTRA_WORDS:]
+    for w in range(key.shape[0]):
+        s[KEY + w] = key[w]
+    _count_position(s, x, slot, records, index, free)
+    records[x[X_NEWEST], s[C.KEY_WORDS] + R_COUNT] = count
 
 
 @_kernel
-def _clear_history(s: np.ndarray) -> None:
-    """No G10a records and an empty hash table (only the words in use are written)."""
-    _clear_table(s)
-    for k in range(C.HISTORY, C.HISTORY + s[C.RECORDS] * (s[C.KEY_WORDS] + 1)):
-        s[k] = 0
-    s[C.RECORDS] = 0
+def _drop_slot(
+    state: np.ndarray, slot: int, records: np.ndarray, index: np.ndarray, free: np.ndarray
+) -> None:
+    """:func:`_drop_history` of one slot (from Python)."""
+    _drop_history(state[slot, EXTRA_WORDS:], state[slot, :EXTRA_WORDS], records, index, free)
 
 
 @_kernel
-def _history_full(state: np.ndarray) -> bool:
-    """Whether a slot could run out of G10a records in its next step (one record a step,
-    plus the twin's scratch record)."""
+def _reindex(state: np.ndarray, records: np.ndarray, index: np.ndarray, words: int) -> None:
+    """Every slot's records (their chains) into the empty ``index`` (after the pool grew)."""
+    mask = index.shape[0] - 1
     for i in range(state.shape[0]):
-        s = state[i, EXTRA_WORDS:]
-        if s[C.CAPACITY] > 0 and s[C.RECORDS] + 2 > s[C.CAPACITY]:
-            return True
-    return False
-
-
-@_kernel
-def _rebuild_tables(state: np.ndarray) -> None:
-    """The G10a hash table of every row from its records (after the rows grew)."""
-    for i in range(state.shape[0]):
-        C._rebuild_table(state[i, EXTRA_WORDS:])
+        r = state[i, X_NEWEST]
+        while r >= 0:
+            fp = _fingerprint(records[r], 0, words, i)
+            j = fp & mask
+            while index[j] != 0:
+                j = (j + 1) & mask
+            index[j] = (fp << 32) | (r + 1)
+            r = records[r, words + R_NEXT]
 
 
 # ---------------------------------------------------------------------------------- Python side
@@ -547,9 +703,10 @@ def _key_marker(key: tuple) -> int:
     return had | (empty << C.MAX_SEATS) | (int(last_turn) << (2 * C.MAX_SEATS))
 
 
-def _slots_for(capacity: int) -> int:
-    """Hash-table slots of a G10a history of ``capacity`` records (as the twin sizes them)."""
-    return 1 << (2 * capacity - 1).bit_length() if capacity else 0
+def _index_size(records: int) -> int:
+    """Entries of the pool's index for ``records`` records: a power of two at least twice as
+    many (linear probing at most half full)."""
+    return 1 << (2 * max(records, 1) - 1).bit_length()
 
 
 def _rng_words(generator: np.random.Generator | None) -> np.ndarray:
@@ -603,11 +760,17 @@ class KiauliaganysVector:
         self._cards = deck.cards
         self._pips = [int(config.pips_table[c]) for c in deck.cards]
         self._words = C.key_words(d)
-        capacity = min(START_RECORDS, config.max_turns + 1) if config.repetition else 0
-        self._capacity = capacity
-        width = EXTRA_WORDS + C.HISTORY + capacity * (self._words + 1) + _slots_for(capacity)
-        self.state = np.zeros((num_envs, width), dtype=np.int64)
-        self.state[:, EXTRA_WORDS : EXTRA_WORDS + C.HISTORY] = C._template(config, capacity)
+        # the twin's array of a row has no history room (CAPACITY 0); the KEY words follow it
+        self.state = np.zeros((num_envs, EXTRA_WORDS + C.HISTORY + self._words), dtype=np.int64)
+        self.state[:, EXTRA_WORDS : EXTRA_WORDS + C.HISTORY] = C._template(config, 0)
+        self.state[:, X_NEWEST] = -1
+        # the G10a pool: records, their index, the free list (empty with the rule off)
+        self._records = np.zeros((0, self._words + RECORD_EXTRA), dtype=np.int64)
+        self._index = np.zeros(_index_size(0), dtype=np.int64)
+        self._free = np.array([-1, 0], dtype=np.int64)
+        self._pooled = config.repetition is not None
+        if self._pooled:
+            self._reserve(START_RECORDS * num_envs)
         self._target = config.match_years or 0
         self._params = np.array(
             [
@@ -628,14 +791,24 @@ class KiauliaganysVector:
         slots = np.ascontiguousarray(slots, dtype=np.int64)
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
         _reset_rows(
-            self.state, slots, seeds, self.obs, self.mask, self.agent, self._params, self._table
+            self.state,
+            slots,
+            seeds,
+            self.obs,
+            self.mask,
+            self.agent,
+            self._params,
+            self._table,
+            self._records,
+            self._index,
+            self._free,
         )
 
     def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
         """One legal action per slot (checked by the caller; -1: the slot waits): rewards,
         ends, next views."""
-        if self._capacity and _history_full(self.state):
-            self._grow(2 * self._capacity)
+        if self._pooled and self._free[FREE_COUNT] < self.num_envs:
+            self._reserve(self.num_envs)  # a record per slot at most
         _step_rows(
             self.state,
             np.ascontiguousarray(actions, dtype=np.int64),
@@ -647,6 +820,9 @@ class KiauliaganysVector:
             self._params,
             self._table,
             self._target,
+            self._records,
+            self._index,
+            self._free,
         )
 
     def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
@@ -657,32 +833,40 @@ class KiauliaganysVector:
 
     def load_state(self, slot: int, state: Any) -> None:
         """Put an engine ``State`` (information-set bookkeeping included) into ``slot`` and
-        write its observation, mask and seat to act."""
+        write its observation, mask and seat to act. Of its G10a positions the slot keeps
+        those with the newest one's marker (:func:`_marker`: the others can never recur)."""
         self._check_state(state)
-        keys = list(state.positions)
-        if self._capacity:
-            while len(keys) + 2 > self._capacity:
-                self._grow(2 * self._capacity)
+        if self._pooled:
+            _drop_slot(self.state, slot, self._records, self._index, self._free)
         x, row = self.state[slot, :EXTRA_WORDS], self.state[slot, EXTRA_WORDS:]
         head = C.encode_head(state)
         row[C.PHASE : C.HISTORY] = head[C.PHASE : C.HISTORY]
         row[C.HISTORY :] = 0
-        if keys:
-            pos = [int(p) for p in self.config.the_deck.position]
-            width = self._words + 1
-            block = row[C.HISTORY : C.HISTORY + len(keys) * width].reshape(len(keys), width)
-            block[:, :-1] = [C._key({}, key, pos) for key in keys]
-            block[:, -1] = list(state.positions.values())
-            C._rebuild_table(row)
+        row[C.RECORDS] = 0
         self._load_memory(x, state)
+        x[X_NEWEST] = -1
+        if self._pooled and state.positions:
+            mark = int(x[X_MARK])
+            kept = [(k, n) for k, n in state.positions.items() if _key_marker(k) == mark]
+            self._reserve(len(kept) + self.num_envs)
+            pos = [int(p) for p in self.config.the_deck.position]
+            for key, count in kept:
+                packed = np.array(C._key({}, key, pos), dtype=np.int64)
+                _load_record(
+                    self.state, slot, packed, count, self._records, self._index, self._free
+                )
         buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
         self.agent[slot] = _write_slot(
             row, x, self.obs[slot], self.mask[slot], self._params, self._table, buf
         )
 
     def state_bytes(self) -> int:
-        """Bytes of compiled state per slot (the row; it grows with the G10a history)."""
-        return int(self.state.shape[1] * self.state.itemsize)
+        """Bytes of compiled state per slot: the row, plus the batch's G10a pool (records,
+        index, free list) divided by the slots. The pool grows with the batch's total history
+        (the records of all slots at once), never with one slot's longest."""
+        pool = self._records.nbytes + self._index.nbytes + self._free.nbytes
+        row = self.state.shape[1] * self.state.itemsize
+        return int(row + math.ceil(pool / self.num_envs))
 
     # ------------------------------------------------------------------ helpers
     def _check_state(self, state: Any) -> None:
@@ -714,20 +898,24 @@ class KiauliaganysVector:
         if state.positions:  # the marker of the newest record (``positions`` keeps its order)
             x[X_MARK] = _key_marker(next(reversed(state.positions)))
 
-    def _grow(self, capacity: int) -> None:
-        """Every row's G10a history grows to ``capacity`` records (records copied, hash
-        tables rebuilt, the bookkeeping moved)."""
-        old, width = self.state, self._words + 1
-        head = EXTRA_WORDS + C.HISTORY
-        new = np.zeros(
-            (self.num_envs, head + capacity * width + _slots_for(capacity)), dtype=np.int64
-        )
-        used = head + self._capacity * width  # the bookkeeping, the deal and the records
-        new[:, :used] = old[:, :used]
-        new[:, EXTRA_WORDS + C.CAPACITY] = capacity
-        new[:, EXTRA_WORDS + C.SLOTS] = _slots_for(capacity)
-        _rebuild_tables(new)
-        self.state, self._capacity = new, capacity
+    def _reserve(self, needed: int) -> None:
+        """At least ``needed`` free G10a records: the pool grows by a quarter (at least what is
+        missing), the new records join the free list and the index is rebuilt."""
+        free = int(self._free[FREE_COUNT])
+        if free >= needed:
+            return
+        old = self._records
+        start = old.shape[0]
+        size = start + max(needed - free, start // 4)
+        records = np.zeros((size, old.shape[1]), dtype=np.int64)
+        records[:start] = old
+        link = self._words + R_NEXT
+        records[start:, link] = np.arange(start + 1, size + 1)
+        records[size - 1, link] = self._free[FREE_HEAD]
+        index = np.zeros(_index_size(size), dtype=np.int64)
+        _reindex(self.state, records, index, self._words)
+        self._records, self._index = records, index
+        self._free[:] = start, free + size - start
 
     def _result(self, x: np.ndarray, s: np.ndarray) -> dict[str, Any]:
         """``rules.result`` of the finished deal of a row (bookkeeping ``x``, deal ``s``)."""
@@ -736,7 +924,10 @@ class KiauliaganysVector:
         if loser >= 0:
             years = int(s[C.COUNT + loser])
             hand = int(s[C.HAND + loser])
-            piglets = sum(pip for p, pip in enumerate(self._pips) if hand >> p & 1)
+            while hand:  # his cards' pips (G9), over the set bits only
+                low = hand & -hand
+                piglets += self._pips[low.bit_length() - 1]
+                hand ^= low
         result: dict[str, Any] = {
             "loser": f"player_{loser}" if loser >= 0 else None,
             "years": years,

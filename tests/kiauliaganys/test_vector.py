@@ -31,9 +31,16 @@ from kiaule_env.kiauliaganys import rules
 from kiaule_env.kiauliaganys.rules import Config
 from kiaule_env.kiauliaganys.vector import (
     EXTRA_WORDS,
+    FREE_COUNT,
+    FREE_HEAD,
+    R_COUNT,
+    R_NEXT,
+    R_SLOT,
     START_RECORDS,
     X_MARK,
+    X_NEWEST,
     KiauliaganysVector,
+    _fingerprint,
     _key_marker,
     _none_table,
 )
@@ -137,7 +144,7 @@ def _go_on(vec: KiauliaganysVector, slot: int, env: Any, rng: np.random.Generato
     ids=_variant_id,
 )
 def test_a_state_loaded_late_in_a_deal_goes_on_as_the_env(options):
-    # G10a records past the first room of a row (it grows), face-up cards, not_suit, and in a
+    # G10a records past the pool's first room (it grows), face-up cards, not_suit, and in a
     # match the years and the generator that shuffles the next deals (G11)
     rng = np.random.default_rng(11)
     grown = 0
@@ -148,21 +155,37 @@ def test_a_state_loaded_late_in_a_deal_goes_on_as_the_env(options):
         start = vec.state_bytes()
         vec.load_state(2, env.game_state)
         grown += vec.state_bytes() > start
+        _check_pool(vec)
+        positions = env.game_state.positions
+        if positions:  # the loaded positions with the newest one's marker, with their counts
+            mark = _key_marker(next(reversed(positions)))
+            want = sorted(n for key, n in positions.items() if _key_marker(key) == mark)
+            got = sorted(int(vec._records[r, vec._words + R_COUNT]) for r in _chain(vec, 2))
+            assert got == want
         assert _go_on(vec, 2, env, rng) >= 1
     if options.get("repetition") == 2 or not options:
-        assert grown, f"no loaded state had more than {START_RECORDS} G10a records"
+        assert grown, f"no loaded state had more than {START_RECORDS * 3} G10a records to keep"
 
 
-def test_a_row_holds_about_4_kb_until_a_deal_needs_more_g10a_records():
-    venv = vector.make("kiauliaganys", num_envs=8, seed=0)
+def test_G10a_memory_per_slot_follows_the_batch_s_total_history_not_its_longest():
+    """The rows have no history room: the records live in one pool per batch, counted in
+    state_bytes (divided by the slots), which grows with the records of all slots together.
+    A slot whose history is far longer than the others' does not size every row for it."""
+    venv = vector.make("kiauliaganys", num_envs=64, seed=0)
     venv.reset()
-    assert venv.state_bytes() <= 4400
     impl = venv.impl
-    assert impl.state.flags.c_contiguous and impl.state.shape[0] == 8
+    row = impl.state.shape[1] * 8
+    assert row < 2400 and venv.state_bytes() <= 4400
     rng = np.random.default_rng(0)
+    longest = 0
     for _ in range(3000):
-        venv.step(random_actions(venv.impl.mask, rng))
-    assert venv.state_bytes() > 4400  # random deals cycle long once the table is empty
+        venv.step(random_actions(impl.mask, rng))
+        longest = max(longest, int(impl.state[:, EXTRA_WORDS + C.RECORDS].max()))
+    pool = impl._records.nbytes + impl._index.nbytes + impl._free.nbytes
+    assert venv.state_bytes() == row + math.ceil(pool / 64)
+    record = impl._records.shape[1] * 8
+    assert longest * record > 16000  # rows sized for the longest history would pass 18 KB
+    assert venv.state_bytes() < 8000
 
 
 def test_the_same_seed_deals_the_same_batch_and_another_seed_other_deals():
@@ -230,23 +253,66 @@ def test_waiting_slots_keep_their_deal_and_the_others_move_as_in_a_full_step():
     assert compared > 1000
 
 
-def _record_markers(row: np.ndarray) -> list[int]:
-    """The G10a marker (``_key_marker``) of each record a row keeps, decoded from the twin's
-    packed keys (each card's holder or fund index, then to_act, last_turn/named, had_turn)."""
-    s = row[EXTRA_WORDS:]
-    d, words, n = int(s[C.D]), int(s[C.KEY_WORDS]), int(s[C.N])
-    markers = []
-    for r in range(int(s[C.RECORDS])):
-        packed = s[C.HISTORY + r * (words + 1) : C.HISTORY + r * (words + 1) + words]
-        codes = [
-            (int(packed[k // C.FIELDS_PER_WORD]) >> (C.FIELD_BITS * (k % C.FIELDS_PER_WORD))) & 63
-            for k in range(d + 3)
-        ]
-        holders = set(codes[:d])
-        had = codes[d + 2]
-        empty = sum(1 << t for t in range(n) if had >> t & 1 and t not in holders)
-        markers.append(had | empty << C.MAX_SEATS | (codes[d + 1] // 8) << 2 * C.MAX_SEATS)
-    return markers
+def _chain(vec: KiauliaganysVector, slot: int) -> list[int]:
+    """The pool records of ``slot``'s G10a history, newest first."""
+    found, r = [], int(vec.state[slot, X_NEWEST])
+    while r >= 0:
+        found.append(r)
+        r = int(vec._records[r, vec._words + R_NEXT])
+    return found
+
+
+def _record_marker(vec: KiauliaganysVector, r: int) -> int:
+    """The G10a marker (``_key_marker``) of pool record ``r``, decoded from the twin's packed
+    key (each card's holder or fund index, then to_act, last_turn/named, had_turn)."""
+    s = vec.state[0, EXTRA_WORDS:]
+    d, n = int(s[C.D]), int(s[C.N])
+    packed = vec._records[r]
+    codes = [
+        (int(packed[k // C.FIELDS_PER_WORD]) >> (C.FIELD_BITS * (k % C.FIELDS_PER_WORD))) & 63
+        for k in range(d + 3)
+    ]
+    holders = set(codes[:d])
+    had = codes[d + 2]
+    empty = sum(1 << t for t in range(n) if had >> t & 1 and t not in holders)
+    return had | empty << C.MAX_SEATS | (codes[d + 1] // 8) << 2 * C.MAX_SEATS
+
+
+def _check_pool(vec: KiauliaganysVector) -> int:
+    """The pool's invariants; returns the live records. Every slot's chain holds its RECORDS
+    records, its own, of its marker, with distinct keys; the free list holds the rest; the index
+    holds exactly one entry per live record, reachable from its home entry (no gap: a record
+    freed from the middle of a probe run must not hide the records after it)."""
+    words, records, index = vec._words, vec._records, vec._index
+    mask = index.shape[0] - 1
+    live: set[int] = set()
+    for slot in range(vec.num_envs):
+        chain = _chain(vec, slot)
+        assert len(chain) == vec.state[slot, EXTRA_WORDS + C.RECORDS], slot
+        assert all(records[r, words + R_SLOT] == slot for r in chain), slot
+        markers = {_record_marker(vec, r) for r in chain}
+        assert markers <= {int(vec.state[slot, X_MARK])}, (slot, markers)
+        assert len({tuple(records[r, :words]) for r in chain}) == len(chain), slot
+        live.update(chain)
+    free, r = [], int(vec._free[FREE_HEAD])
+    while r >= 0:
+        free.append(r)
+        r = int(records[r, words + R_NEXT])
+    assert len(free) == vec._free[FREE_COUNT] and not live & set(free)
+    assert len(live) + len(free) == records.shape[0]
+    entries = index[index != 0]
+    assert sorted(int(e) & 0xFFFFFFFF for e in entries) == sorted(r + 1 for r in live)
+    for j in np.flatnonzero(index):
+        r = (int(index[j]) & 0xFFFFFFFF) - 1
+        home = _fingerprint(records[r], 0, words, int(records[r, words + R_SLOT])) & mask
+        assert int(index[j]) >> 32 == _fingerprint(
+            records[r], 0, words, int(records[r, words + R_SLOT])
+        )
+        k = home
+        while k != j:
+            assert index[k] != 0, (home, j)
+            k = (k + 1) & mask
+    return len(live)
 
 
 def test_G10a_the_marker_of_a_position_only_grows_while_positions_are_taken():
@@ -280,10 +346,9 @@ def test_G10a_a_row_keeps_only_the_records_since_the_last_irreversible_change():
     forgotten = 0
     for step in range(2500):
         venv.step(random_actions(impl.mask, rng))
+        if step % 25 == 0:
+            _check_pool(impl)  # a slot's records all have its marker
         for i, row in enumerate(impl.state):
-            if step % 25 == 0:
-                markers = _record_markers(row)
-                assert set(markers) <= {int(row[X_MARK])}, (i, markers, int(row[X_MARK]))
             same_deal = row[EXTRA_WORDS + C.TURNS] > turns[i]
             forgotten += bool(same_deal and row[EXTRA_WORDS + C.RECORDS] < records[i])
         records = impl.state[:, EXTRA_WORDS + C.RECORDS].copy()
@@ -308,23 +373,18 @@ def test_G4_match_chances_come_from_a_table_of_the_counting_products():
                 assert looked_up == none, (total, others, free, looked_up, none)
 
 
-def test_G10a_a_cleared_history_leaves_no_stale_table_entries_or_records():
-    """The history is cleared word by word in use (not the row's whole room): the hash table
-    holds exactly one entry per record and every word past the records is zero."""
-    venv = vector.make("kiauliaganys", num_envs=16, seed=3)
+def test_G10a_the_pool_holds_each_live_record_once_and_frees_the_others():
+    """Records freed at marker changes, deal ends and resets (also of a slot in the middle of
+    a deal, as max_cycles truncation does) leave the index with exactly the live records, each
+    reachable from its home entry, and the free list with the rest, while the pool grows."""
+    venv = vector.make("kiauliaganys", num_envs=16, seed=3, max_cycles=150)
     venv.reset()
     impl = venv.impl
+    start = impl._records.shape[0]
     rng = np.random.default_rng(3)
     checked = 0
     for step in range(2500):
         venv.step(random_actions(impl.mask, rng))
-        if step % 10:
-            continue
-        for row in impl.state[:, EXTRA_WORDS:]:
-            records, width = int(row[C.RECORDS]), int(row[C.KEY_WORDS]) + 1
-            table = C.HISTORY + int(row[C.CAPACITY]) * width
-            entries = row[table : table + int(row[C.SLOTS])]
-            assert sorted(entries[entries != 0]) == list(range(1, records + 1))
-            assert not row[C.HISTORY + records * width : table].any()
-            checked += records > 1
-    assert checked > 100
+        if step % 10 == 0:
+            checked += _check_pool(impl) > 16
+    assert checked > 100 and impl._records.shape[0] > start
