@@ -12,7 +12,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from agents.training.batched import LEARNER, BatchedCollector, policy_actions
+from agents.training.batched import LEARNER, BatchActor, BatchedCollector, policy_actions
 from agents.training.callbacks import StopRequest
 from agents.training.policy import NumpyPolicy
 from agents.training.pool import OpponentPool
@@ -110,18 +110,19 @@ def test_snapshot_moves_are_the_policys_batched():
     sampled move is always legal and follows the policy (not uniform)."""
     rng = np.random.default_rng(1)
     policy = tiny_policy(10, 5)
+    actor = BatchActor(policy)
     obs = rng.normal(size=(200, 10)).astype(np.float32)
     mask = rng.random((200, 5)) < 0.6
     mask[:, 0] = True
-    best = policy_actions(policy, obs, mask.astype(np.int8), rng, deterministic=True)
+    best = policy_actions(actor, obs, mask.astype(np.int8), rng, deterministic=True)
     assert best.tolist() == [policy.act(o, m) for o, m in zip(obs, mask, strict=True)]
     one = np.repeat(obs[:1], 4000, axis=0)
     full = np.ones((4000, 5), np.int8)
-    drawn = policy_actions(policy, one, full, rng, deterministic=False)
+    drawn = policy_actions(actor, one, full, rng, deterministic=False)
     z = policy.logits(obs[0])
     p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
     assert np.abs(np.bincount(drawn, minlength=5) / 4000 - p).max() < 0.03
-    sampled = policy_actions(policy, obs, mask.astype(np.int8), rng, deterministic=False)
+    sampled = policy_actions(actor, obs, mask.astype(np.int8), rng, deterministic=False)
     assert mask[np.arange(200), sampled].all()
 
 
