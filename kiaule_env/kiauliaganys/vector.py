@@ -21,18 +21,27 @@ name (``X_…``)     size    content
                            later deals of a match are shuffled from it, as the engine does
 ``MARK``           1       the G10a marker of the records the slot keeps (:func:`_marker`)
 ``NEWEST``         1       the slot's newest G10a record in the pool (-1: none)
+``SHOWN_HAND``     1       the hand the observation's hand slice holds now
+``SHOWN_TOP``      1       the card its fund-top slice marks now (-1: none)
+``SHOWN_FUND``     1       the cards its fund slice holds now
+``SHOWN_UP``       6       per relative seat, the face-up cards its slice holds now
 =================  ======  ===============================================================
 
 The twin's part has no history room (its ``CAPACITY`` is 0, so its ``apply`` leaves the G10a
 count to this module) and is followed by :data:`KEY`'s ``KEY_WORDS`` words, where the twin's
-``_pack_key`` packs the position being counted. A row is 2,128 bytes for every option.
+``_pack_key`` packs the position being counted. A row is 2,200 bytes for every option.
 
 Each step updates this memory incrementally from the move (a play or drag removes one card
 from the face-up set or lowers ``not_suit``, a take adds a face-up card, a search adds the
 cards it picked up to ``not_suit``), then writes the slot's observation of the seat to act and
-its mask, all in ``numba.njit(cache=True)`` kernels looping over the batch. The G4 match
-chances are looked up in one table per batch (:func:`_none_table`, about 1.2 MB for 52 cards,
-besides the rows), built with the counting code's float operations in its order.
+its mask, all in ``numba.njit(cache=True)`` kernels looping over the batch. The observation is
+written over the previous one: its bit slices (the hand, the fund and its top, the face-up
+cards of each relative seat: 364 of the 441 floats for four players and 52 cards) only where
+their cards changed (the ``SHOWN_…`` words remember what they hold), the other entries (the
+scalars, counts, ``not_suit``, years and the counting slices) in full; the seat to act changes
+with almost every step and they are relative to it. The G4 match chances are looked up in one
+table per batch (:func:`_chance_table`, about 100 KB for 52 cards, besides the rows), built with
+the counting code's float operations in its order.
 
 G10a history: the positions each slot has to count live in one pool per batch, not in the
 rows, so that the memory follows the batch's total history rather than every row being sized
@@ -84,8 +93,13 @@ X_DEALER = X_DEALS + 1
 X_RNG = X_DEALER + 1
 X_MARK = X_RNG + rng.RNG_WORDS  # the G10a marker (:func:`_marker`) of the records kept
 X_NEWEST = X_MARK + 1  # the slot's newest G10a record in the pool (-1: none)
+# what the slot's observation holds now in its bit slices (each step writes what changed)
+X_SHOWN_HAND = X_NEWEST + 1  # the hand in the hand slice
+X_SHOWN_TOP = X_SHOWN_HAND + 1  # the card marked as the fund's top (-1: none)
+X_SHOWN_FUND = X_SHOWN_TOP + 1  # the fund's cards
+X_SHOWN_UP = X_SHOWN_FUND + 1  # per relative seat, the face-up cards in its slice
 #: words of the bookkeeping, the first of a row (the twin's array follows)
-EXTRA_WORDS = X_NEWEST + 1
+EXTRA_WORDS = X_SHOWN_UP + C.MAX_SEATS
 
 #: in the twin's part of a row, the packed G10a key of the position being counted (``KEY_WORDS``
 #: words where the twin's own arrays start their history: a row's twin array has none)
@@ -116,13 +130,14 @@ _kernel = kernel_decorator(C, rng, rules)
 
 # ---------------------------------------------------------------------------------- observation
 @_kernel
-def _ones(obs: np.ndarray, mask: int, base: int, d: int) -> None:
-    """``obs[base + p] = 1`` for every set bit ``p < d`` of ``mask`` (the rest of the ``d``
-    entries 0): branch-free, a hand's bits are random."""
-    if mask == 0:
-        return
-    for p in range(d):
-        obs[base + p] = (mask >> p) & 1
+def _flip(obs: np.ndarray, base: int, shown: int, mask: int) -> None:
+    """The bit slice at ``base`` from ``shown`` to ``mask``: only the entries of the bits that
+    differ are written (a slice whose cards did not change is not touched)."""
+    diff = shown ^ mask
+    while diff:
+        low = diff & -diff
+        obs[base + C._popcount(low - 1)] = 1.0 if mask & low else 0.0
+        diff ^= low
 
 
 @_kernel
@@ -142,6 +157,23 @@ def _none_table(d: int) -> np.ndarray:
     return table
 
 
+def _chance_table(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """G4's match chances as the observation holds them: ``float32(1 - none)`` of
+    :func:`_none_table` (the float the encoder stores), packed without the entries no lookup
+    reaches (``k <= others + 1``, ``others <= total``): ``chances[offsets[total, others] + k]``.
+    About 100 KB for 52 cards, where the whole float64 table is 1.2 MB: it stays in the cache."""
+    none = _none_table(d)
+    offsets = np.zeros((d + 1, d + 1), dtype=np.int64)
+    parts = []
+    at = 0
+    for total in range(d + 1):
+        for others in range(total + 1):
+            offsets[total, others] = at
+            parts.append((1.0 - none[total, others, : others + 2]).astype(np.float32))
+            at += others + 2
+    return offsets, np.concatenate(parts)
+
+
 @_kernel
 def _match_chance(
     s: np.ndarray,
@@ -150,18 +182,19 @@ def _match_chance(
     per: np.ndarray,
     total: int,
     suit: int,
-    table: np.ndarray,
+    offsets: np.ndarray,
+    chances: np.ndarray,
 ) -> float:
     """``counting.match_chances`` of ``seat`` for ``suit``: a face-up card of it (or a face-up
     joker) makes it certain; else a hypergeometric draw of his hidden cards from the unseen
-    suited cards, less the ``not_suit`` ones (G4), looked up in :func:`_none_table`."""
+    suited cards, less the ``not_suit`` ones (G4), looked up in :func:`_chance_table`."""
     face_up = x[X_FACE_UP + seat]
     if face_up & (s[C.JOKER_MASK] | s[C.SUIT_MASK + suit]):
         return 1.0
     hidden = s[C.COUNT + seat] - C._popcount(face_up)
     free = max(0, hidden - x[X_NOT_SUIT + 4 * seat + suit])
     others = total - per[suit]
-    return 1.0 - table[total, others, min(free, others + 1)]
+    return chances[offsets[total, others] + min(free, others + 1)]
 
 
 @_kernel
@@ -172,12 +205,13 @@ def _write_counting(
     seen: int,
     at: int,
     f: np.ndarray,
-    table: np.ndarray,
+    offsets: np.ndarray,
+    chances: np.ndarray,
     per: np.ndarray,
 ) -> None:
     """The ``counting`` slices (``match_chance`` at ``at``, then ``next_chance``, ``unseen``,
-    ``search_length``) of the seat to act, who has seen the cards of ``seen`` (``per``: scratch
-    for the unseen suited cards per suit, no allocation per step)."""
+    ``search_length``) of the seat to act, who has seen the cards of ``seen``, every entry
+    written (``per``: scratch for the unseen suited cards per suit, no allocation per step)."""
     n = s[C.N]
     d = s[C.D]
     me = s[C.TO_ACT]
@@ -194,82 +228,108 @@ def _write_counting(
     obs[unseen + 4] = jokers * scale
     hand = s[C.HAND + me]
     for t in range(4):
-        if hand & (s[C.JOKER_MASK] | s[C.SUIT_MASK + t]):
-            obs[at + t] = 1.0
+        obs[at + t] = 1.0 if hand & (s[C.JOKER_MASK] | s[C.SUIT_MASK + t]) else 0.0
     nxt = -1
     for step in range(1, n):
         seat = (me + step) % n
-        if s[C.OUT + seat] == 0:
-            if nxt < 0:
-                nxt = step
-            if s[C.COUNT + seat] > 0:
-                for t in range(4):
-                    obs[at + 4 * step + t] = _match_chance(s, x, seat, per, total, t, table)
-    if nxt >= 0:  # G6: the player my drag sets the suit for
-        for t in range(4):
-            obs[at + 4 * n + t] = obs[at + 4 * nxt + t]
+        if s[C.OUT + seat] == 0 and nxt < 0:
+            nxt = step
+        if s[C.OUT + seat] == 0 and s[C.COUNT + seat] > 0:
+            for t in range(4):
+                obs[at + 4 * step + t] = _match_chance(s, x, seat, per, total, t, offsets, chances)
+        else:
+            for t in range(4):
+                obs[at + 4 * step + t] = 0.0
+    for t in range(4):  # G6: the player my drag sets the suit for
+        obs[at + 4 * n + t] = obs[at + 4 * nxt + t] if nxt >= 0 else 0.0
     face_down = s[C.FD_LEN]
     pool = total + jokers
-    if face_down > 0 and pool > 0:  # counting.expected_search
-        for t in range(4):
+    for t in range(4):  # counting.expected_search
+        if face_down > 0 and pool > 0:
             matching = face_down * (per[t] + jokers) / pool
             obs[unseen + 5 + t] = (face_down - matching) / (matching + 1.0) * scale
+        else:
+            obs[unseen + 5 + t] = 0.0
+
+
+@_kernel
+def _clear_obs(x: np.ndarray, obs: np.ndarray) -> None:
+    """All zeros, and the slices' memory with it (a new or loaded slot, a finished deal)."""
+    obs[:] = 0.0
+    x[X_SHOWN_HAND] = 0
+    x[X_SHOWN_TOP] = -1
+    x[X_SHOWN_FUND] = 0
+    for t in range(C.MAX_SEATS):
+        x[X_SHOWN_UP + t] = 0
 
 
 @_kernel
 def _write_obs(
-    s: np.ndarray, x: np.ndarray, obs: np.ndarray, f: np.ndarray, table: np.ndarray, buf: np.ndarray
+    s: np.ndarray,
+    x: np.ndarray,
+    obs: np.ndarray,
+    f: np.ndarray,
+    offsets: np.ndarray,
+    chances: np.ndarray,
+    buf: np.ndarray,
 ) -> None:
-    """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over);
-    ``table``: :func:`_none_table`, ``buf``: scratch."""
-    obs[:] = 0.0
+    """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over),
+    written over the previous one: the bit slices (hand, fund, face-up cards) only where their
+    cards changed, every other entry in full. ``offsets``/``chances``: :func:`_chance_table`,
+    ``buf``: scratch."""
     if s[C.PHASE] == OVER:
+        _clear_obs(x, obs)
         return
     n = s[C.N]
     d = s[C.D]
     me = s[C.TO_ACT]
     scale = f[F_SCALE]
     hand = s[C.HAND + me]
-    _ones(obs, hand, 0, d)
-    seen = hand
+    _flip(obs, 0, x[X_SHOWN_HAND], hand)
+    x[X_SHOWN_HAND] = hand
+    fund = 0
     length = s[C.FUND_LEN]
     for i in range(length):
-        p = s[C.FUND + i]
-        obs[2 * d + p] = 1.0
-        seen |= 1 << p
-    if length:
-        obs[d + s[C.FUND + length - 1]] = 1.0
+        fund |= 1 << s[C.FUND + i]
+    _flip(obs, 2 * d, x[X_SHOWN_FUND], fund)
+    x[X_SHOWN_FUND] = fund
+    top = s[C.FUND + length - 1] if length else -1
+    if top != x[X_SHOWN_TOP]:
+        if x[X_SHOWN_TOP] >= 0:
+            obs[d + x[X_SHOWN_TOP]] = 0.0
+        if top >= 0:
+            obs[d + top] = 1.0
+        x[X_SHOWN_TOP] = top
+    seen = hand | fund
     base = 3 * d
     req = C._required(s)
+    for k in range(8):
+        obs[base + k] = 0.0
     obs[base + (4 if req < 0 else req)] = 1.0  # G3
     obs[base + 5 + (1 if s[C.PHASE] == DRAG else 0)] = 1.0
-    if s[C.LAST_TURN]:
-        obs[base + 7] = 1.0  # G8
+    obs[base + 7] = 1.0 if s[C.LAST_TURN] else 0.0  # G8
     obs[base + 8] = s[C.FD_LEN] * scale
     obs[base + 9] = length * scale
     obs[base + 10] = s[C.TURNS] * f[F_TURNS]  # G10
-    if s[C.REPEATS]:
-        obs[base + 11] = s[C.REPEATS] * f[F_REPETITION]  # G10a
+    obs[base + 11] = s[C.REPEATS] * f[F_REPETITION] if s[C.REPEATS] else 0.0  # G10a
     to_act = base + 12
-    obs[to_act] = 1.0  # the observer is the seat to act: relative seat 0
     face_up = to_act + 4 * n
     not_suit = face_up + n * d
     for t in range(n):
         rel = t - me if t >= me else t - me + n
-        if s[C.OUT + t]:
-            obs[to_act + 2 * n + rel] = 1.0  # G7
-        if s[C.HAD_TURN + t]:
-            obs[to_act + 3 * n + rel] = 1.0
-        up = x[X_FACE_UP + t]
-        _ones(obs, up, face_up + rel * d, d)  # G5
-        seen |= up
+        obs[to_act + rel] = 1.0 if rel == 0 else 0.0  # the observer is the seat to act
         obs[to_act + n + rel] = s[C.COUNT + t] * scale
+        obs[to_act + 2 * n + rel] = 1.0 if s[C.OUT + t] else 0.0  # G7
+        obs[to_act + 3 * n + rel] = 1.0 if s[C.HAD_TURN + t] else 0.0
+        up = x[X_FACE_UP + t]
+        _flip(obs, face_up + rel * d, x[X_SHOWN_UP + rel], up)  # G5
+        x[X_SHOWN_UP + rel] = up
+        seen |= up
         for k in range(4):
             obs[not_suit + 4 * rel + k] = x[X_NOT_SUIT + 4 * t + k] * scale  # G4
         years = x[X_YEARS + t]
-        if years:
-            obs[not_suit + 4 * n + rel] = min(1.0, years * f[F_YEARS])  # G11
-    _write_counting(s, x, obs, seen, not_suit + 5 * n, f, table, buf)
+        obs[not_suit + 4 * n + rel] = min(1.0, years * f[F_YEARS]) if years else 0.0  # G11
+    _write_counting(s, x, obs, seen, not_suit + 5 * n, f, offsets, chances, buf)
 
 
 @_kernel
@@ -279,11 +339,12 @@ def _write_slot(
     obs: np.ndarray,
     mask: np.ndarray,
     f: np.ndarray,
-    table: np.ndarray,
+    offsets: np.ndarray,
+    chances: np.ndarray,
     buf: np.ndarray,
 ) -> int:
     """Writes the slot's observation and mask; returns the seat to act (-1 once over)."""
-    _write_obs(s, x, obs, f, table, buf)
+    _write_obs(s, x, obs, f, offsets, chances, buf)
     mask[:] = 0
     if s[C.PHASE] == OVER:
         return -1
@@ -416,7 +477,8 @@ def _reset_rows(
     mask: np.ndarray,
     agent: np.ndarray,
     f: np.ndarray,
-    table: np.ndarray,
+    offsets: np.ndarray,
+    chances: np.ndarray,
     records: np.ndarray,
     index: np.ndarray,
     free: np.ndarray,
@@ -435,7 +497,8 @@ def _reset_rows(
             x[X_YEARS + t] = 0
         x[X_DEALS] = 0
         _deal(s, x, s[C.N] - 1, buf)
-        agent[i] = _write_slot(s, x, obs[i], mask[i], f, table, buf)
+        _clear_obs(x, obs[i])
+        agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf)
 
 
 @_kernel
@@ -448,7 +511,8 @@ def _step_rows(
     mask: np.ndarray,
     agent: np.ndarray,
     f: np.ndarray,
-    table: np.ndarray,
+    offsets: np.ndarray,
+    chances: np.ndarray,
     target: int,
     records: np.ndarray,
     index: np.ndarray,
@@ -488,7 +552,7 @@ def _step_rows(
             done = _deal_over(s, x, target, buf)
         terminated[i] = done
         if not done:
-            agent[i] = _write_slot(s, x, obs[i], mask[i], f, table, buf)
+            agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf)
 
 
 # ---------------------------------------------------------------------------------- G10a pool
@@ -780,7 +844,7 @@ class KiauliaganysVector:
                 1.0 / config.repetition if config.repetition else 0.0,
             ]
         )
-        self._table = _none_table(d)  # G4's match chances, looked up
+        self._offsets, self._chances = _chance_table(d)  # G4's match chances, looked up
         self.obs = np.zeros((num_envs, self.obs_size), dtype=np.float32)
         self.mask = np.zeros((num_envs, self.num_actions), dtype=np.int8)
         self.agent = np.full(num_envs, -1, dtype=np.int64)
@@ -798,7 +862,8 @@ class KiauliaganysVector:
             self.mask,
             self.agent,
             self._params,
-            self._table,
+            self._offsets,
+            self._chances,
             self._records,
             self._index,
             self._free,
@@ -818,7 +883,8 @@ class KiauliaganysVector:
             self.mask,
             self.agent,
             self._params,
-            self._table,
+            self._offsets,
+            self._chances,
             self._target,
             self._records,
             self._index,
@@ -856,8 +922,9 @@ class KiauliaganysVector:
                     self.state, slot, packed, count, self._records, self._index, self._free
                 )
         buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
+        _clear_obs(x, self.obs[slot])
         self.agent[slot] = _write_slot(
-            row, x, self.obs[slot], self.mask[slot], self._params, self._table, buf
+            row, x, self.obs[slot], self.mask[slot], self._params, self._offsets, self._chances, buf
         )
 
     def state_bytes(self) -> int:

@@ -40,6 +40,7 @@ from kiaule_env.kiauliaganys.vector import (
     X_MARK,
     X_NEWEST,
     KiauliaganysVector,
+    _chance_table,
     _fingerprint,
     _key_marker,
     _none_table,
@@ -357,9 +358,11 @@ def test_G10a_a_row_keeps_only_the_records_since_the_last_irreversible_change():
 
 
 def test_G4_match_chances_come_from_a_table_of_the_counting_products():
-    """Every entry the kernel can look up is the float ``counting.match_chances`` computes."""
+    """Every entry the kernel can look up is the float ``counting.match_chances`` computes,
+    and the packed float32 chances are the encoder's ``float32(1 - none)`` of it."""
     d = 52
     table = _none_table(d)
+    offsets, chances = _chance_table(d)
     for total in range(d + 1):
         for others in range(total + 1):
             for free in range(d + 2):
@@ -371,6 +374,8 @@ def test_G4_match_chances_come_from_a_table_of_the_counting_products():
                     none *= (others - i) / (total - i)
                 looked_up = table[total, others, min(free, others + 1)]
                 assert looked_up == none, (total, others, free, looked_up, none)
+                chance = chances[offsets[total, others] + min(free, others + 1)]
+                assert chance == np.float32(1.0 - none), (total, others, free)
 
 
 def test_G10a_the_pool_holds_each_live_record_once_and_frees_the_others():
