@@ -9,7 +9,8 @@ batch is decided at once:
   with teams, it plays its whole team, K1), and one opponent per opposing side from the pool's
   mix, or a whole lineup, its members clockwise from the learner's left (``self`` members are
   snapshots, ``self:<serial>``) — drawn when the slot's episode starts (``SingleLearner``'s
-  ``on_episodes`` hook), slots in ascending order, from the collector's own generator;
+  ``on_episodes`` hook), for all the slots starting together at once (seats, then members,
+  then snapshots), from the collector's own generator;
 * the learner's reward is its seat's (its team's shared reward, K1), or with
   ``team_with_copies`` the mean over its seat and its copies' seats (the seats a lineup gives
   to ``self``); an episode that ends before the learner's first decision teaches nothing;
@@ -175,6 +176,11 @@ class BatchedCollector(SB3VecEnv):
         #: opponent members by code; ``who[slot, seat]`` is a code or LEARNER
         self.members: list[str] = []
         self._codes: dict[str, int] = {}
+        self._is_self: list[bool] = []
+        #: per learner seat: the seats it plays, and the opposing sides in the draws' order
+        n, lineups = self.num_players, bool(pool.lineups)
+        self._teams = [tuple(self.spec.team_of(s)) if self.team_play else (s,) for s in range(n)]
+        self._sides = [sides_from(game, n, s, self._teams[s], lineups) for s in range(n)]
         self.who = np.full((n_slots, self.num_players), LEARNER, np.int64)
         #: the snapshots that slots play now or the pool holds, by serial, and their actors
         self._policies: dict[int, NumpyPolicy] = {}
@@ -213,36 +219,74 @@ class BatchedCollector(SB3VecEnv):
         if code is None:
             code = self._codes[member] = len(self.members)
             self.members.append(member)
+            self._is_self.append(member.startswith(f"{SELF}:"))
         return code
 
     # ------------------------------------------------------------------ episodes
     def _draw(self, slots: np.ndarray) -> None:
         """New episodes in ``slots``: the learner's seat (its team), one opponent per opposing
-        side (or a lineup), and whose rewards make the learner's (LearnerEnv's draws)."""
-        rng, pool, n = self._rng, self.pool, self.num_players
+        side (or a lineup), and whose rewards make the learner's. The draws are LearnerEnv's,
+        made for all the slots at once: the seats, then the lineups or the mix's members, then
+        the snapshot of each ``self`` member."""
+        k = slots.size
+        seats = self._rng.integers(self.num_players, size=k)
+        chosen = self._draw_members(k)
         learner = self.learner
-        for slot in slots.tolist():
-            seat = int(rng.integers(n))
-            seats = tuple(self.spec.team_of(seat)) if self.team_play else (seat,)
-            row = self.who[slot]
-            row[:] = LEARNER
-            lineup = pool.draw_lineup(rng)
-            copies = []
-            for index, side in enumerate(sides_from(self.game, n, seat, seats, bool(lineup))):
-                member = pool.draw(rng) if lineup is None else lineup[index]
-                if member.startswith(f"{SELF}:"):
-                    serial = int(member.split(":")[1])
-                    self._use(serial, next(p for s, p in pool.snapshots if s == serial))
-                code = self._code(member)
+        for seat in np.unique(seats).tolist():
+            rows = slots[seats == seat]
+            picked = chosen[seats == seat]
+            mine = self._teams[seat]
+            self.who[rows] = LEARNER
+            for index, side in enumerate(self._sides[seat]):
+                codes = np.array([self._code(m) for m in picked[:, index]], np.int64)
                 for s in side:
-                    if s not in seats:
-                        row[s] = code
-                        if member.startswith(f"{SELF}:"):
-                            copies.append(s)
-            learner.learner_mask[slot] = row == LEARNER
-            paid = list(seats) + (copies if self.team_with_copies else [])
-            learner.reward_weights[slot] = 0.0
-            learner.reward_weights[slot, paid] = 1.0 / len(paid)
+                    if s not in mine:
+                        self.who[rows, s] = codes
+        who = self.who[slots]
+        learner.learner_mask[slots] = who == LEARNER
+        paid = who == LEARNER
+        if self.team_with_copies:
+            paid |= np.asarray(self._is_self, np.bool_)[np.maximum(who, 0)] & (who != LEARNER)
+        learner.reward_weights[slots] = paid / paid.sum(axis=1, keepdims=True)
+
+    def _draw_members(self, k: int) -> np.ndarray:
+        """``k`` rows of opponent members, one per opposing side (object array of names, the
+        ``self`` members resolved to ``self:<serial>``), drawn as ``OpponentPool`` does: a
+        whole lineup, or each side from the mix; before the first snapshot without ``self``."""
+        pool, rng = self.pool, self._rng
+        serials = [s for s, _ in pool.snapshots]
+        sides = len(self._sides[0])
+        if pool.lineups:
+            table, weights = list(pool.lineups), pool.lineup_weights
+            if not serials:
+                keep = [i for i, lineup in enumerate(table) if SELF not in lineup]
+                if keep:
+                    table, weights = [table[i] for i in keep], weights[keep] / weights[keep].sum()
+                else:
+                    random = f"{self.game}/random"
+                    table, weights = [tuple(random if m == SELF else m for m in table[0])], None
+            rows = np.empty((len(table), sides), dtype=object)
+            rows[:] = [list(lineup) for lineup in table]
+            chosen = rows[rng.choice(len(table), size=k, p=weights)]
+        else:
+            names, weights = list(pool.names), pool.weights
+            if not serials and SELF in names:
+                keep = [i for i, name in enumerate(names) if name != SELF]
+                if keep:
+                    names, weights = [names[i] for i in keep], weights[keep] / weights[keep].sum()
+                else:
+                    names, weights = [f"{self.game}/random"], None
+            table = np.empty(len(names), dtype=object)
+            table[:] = names
+            chosen = table[rng.choice(len(names), size=(k, sides), p=weights)]
+        cells = chosen == SELF
+        if cells.any():
+            drawn = np.asarray(serials)[rng.integers(len(serials), size=int(cells.sum()))]
+            chosen[cells] = [f"{SELF}:{serial}" for serial in drawn.tolist()]
+            policies = dict(pool.snapshots)
+            for serial in np.unique(drawn).tolist():
+                self._use(serial, policies[serial])
+        return chosen
 
     def _opponents(
         self, obs: np.ndarray, mask: np.ndarray, agent: np.ndarray, slots: np.ndarray
@@ -410,6 +454,7 @@ class BatchedCollector(SB3VecEnv):
                 self._use(int(serial), policies[int(serial)])
             self.members = [str(m) for m in data["members"]]
             self._codes = {m: i for i, m in enumerate(self.members)}
+            self._is_self = [m.startswith(f"{SELF}:") for m in self.members]
             self.who[...] = who
             self._ep_return[...] = mine["ep_return"]
             self._ep_length[...] = mine["ep_length"]
