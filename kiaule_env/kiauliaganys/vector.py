@@ -46,7 +46,7 @@ the counting code's float operations in its order.
 G10a history: the positions each slot has to count live in one pool per batch, not in the
 rows, so that the memory follows the batch's total history rather than every row being sized
 for the longest one. The pool is an ``int64`` array of records (a position's packed key, its
-count, its slot, the slot's next older record: each slot's records form a chain from
+count and its slot in one word, the slot's next older record: a slot's records form a chain from
 ``NEWEST``), a free list threaded through the unused records, and an index: an open-addressing
 table (linear probing, at most half full) of ``fingerprint << 32 | record + 1``, the fingerprint
 a hash of the key and the slot whose low bits are the entry's home. After each turn that ends
@@ -106,16 +106,16 @@ EXTRA_WORDS = X_SHOWN_UP + C.MAX_SEATS
 KEY = C.HISTORY
 
 # a G10a record of the pool: its key's ``KEY_WORDS`` words, then these columns (after the key)
-R_COUNT = 0  # the position's occurrences
-R_SLOT = 1  # the slot whose history it is
-R_NEXT = 2  # the slot's next older record, or the next free record (-1: none)
+R_TALLY = 0  # the slot whose history it is << 32 | the position's occurrences
+R_NEXT = 1  # the slot's next older record, or the next free record (-1: none)
 #: columns of a record besides the key
-RECORD_EXTRA = 3
+RECORD_EXTRA = 2
 # the pool's free list (``_free``)
 FREE_HEAD = 0  # first free record (-1: none)
 FREE_COUNT = 1  # free records
 _FINGERPRINT = 0x7FFFFFFF  # an index entry: fingerprint << 32 | record + 1 (0: empty)
 _RECORD_BITS = 0xFFFFFFFF
+_COUNT_BITS = 0xFFFFFFFF  # a record's count in its tally word
 
 # float parameters of the observation (``_params``)
 F_SCALE = 0  # 1 / deck size
@@ -596,17 +596,16 @@ def _count_position(
         entry = index[j]
         if entry >> 32 == fp:
             r = (entry & _RECORD_BITS) - 1
-            if records[r, words + R_SLOT] == slot and _same_key(records, r, s, words):
-                records[r, words + R_COUNT] += 1
-                return records[r, words + R_COUNT]
+            if records[r, words + R_TALLY] >> 32 == slot and _same_key(records, r, s, words):
+                records[r, words + R_TALLY] += 1
+                return records[r, words + R_TALLY] & _COUNT_BITS
         j = (j + 1) & mask
     r = free[FREE_HEAD]
     free[FREE_HEAD] = records[r, words + R_NEXT]
     free[FREE_COUNT] -= 1
     for w in range(words):
         records[r, w] = s[KEY + w]
-    records[r, words + R_COUNT] = 1
-    records[r, words + R_SLOT] = slot
+    records[r, words + R_TALLY] = (slot << 32) | 1
     records[r, words + R_NEXT] = x[X_NEWEST]
     x[X_NEWEST] = r
     s[C.RECORDS] += 1
@@ -619,7 +618,7 @@ def _unindex(records: np.ndarray, index: np.ndarray, r: int, words: int) -> None
     """Removes record ``r``'s index entry with linear probing's backward shift (the later
     entries of its run move up where their home allows): no tombstones, so the index holds
     only live records and never fills with dead ones."""
-    fp = _fingerprint(records[r], 0, words, records[r, words + R_SLOT])
+    fp = _fingerprint(records[r], 0, words, records[r, words + R_TALLY] >> 32)
     mask = index.shape[0] - 1
     want = (fp << 32) | (r + 1)
     i = fp & mask
@@ -717,7 +716,7 @@ def _load_record(
     for w in range(key.shape[0]):
         s[KEY + w] = key[w]
     _count_position(s, x, slot, records, index, free)
-    records[x[X_NEWEST], s[C.KEY_WORDS] + R_COUNT] = count
+    records[x[X_NEWEST], s[C.KEY_WORDS] + R_TALLY] = (slot << 32) | count
 
 
 @_kernel
@@ -768,9 +767,9 @@ def _key_marker(key: tuple) -> int:
 
 
 def _index_size(records: int) -> int:
-    """Entries of the pool's index for ``records`` records: a power of two at least twice as
-    many (linear probing at most half full)."""
-    return 1 << (2 * max(records, 1) - 1).bit_length()
+    """Entries of the pool's index for ``records`` records: a power of two at least half as
+    many again (linear probing at most two thirds full, with every record live)."""
+    return 1 << (max(3 * records // 2, 1) - 1).bit_length()
 
 
 def _rng_words(generator: np.random.Generator | None) -> np.ndarray:
@@ -812,6 +811,12 @@ class KiauliaganysVector:
 
     def __init__(self, num_envs: int, options: Mapping[str, Any]) -> None:
         config = _config(options)
+        if config.repetition is not None and min(config.repetition, config.max_turns) > _COUNT_BITS:
+            raise ValueError(
+                f"max_turns={config.max_turns} with repetition={config.repetition} is not "
+                f"supported by the batched env: a G10a count is kept in 32 bits (max_turns or "
+                f"repetition at most {_COUNT_BITS})"
+            )
         deck = config.the_deck
         d = deck.size
         suited = sum(1 for c in deck.cards if c < 52)

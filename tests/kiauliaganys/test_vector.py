@@ -33,9 +33,8 @@ from kiaule_env.kiauliaganys.vector import (
     EXTRA_WORDS,
     FREE_COUNT,
     FREE_HEAD,
-    R_COUNT,
     R_NEXT,
-    R_SLOT,
+    R_TALLY,
     START_RECORDS,
     X_MARK,
     X_NEWEST,
@@ -161,7 +160,9 @@ def test_a_state_loaded_late_in_a_deal_goes_on_as_the_env(options):
         if positions:  # the loaded positions with the newest one's marker, with their counts
             mark = _key_marker(next(reversed(positions)))
             want = sorted(n for key, n in positions.items() if _key_marker(key) == mark)
-            got = sorted(int(vec._records[r, vec._words + R_COUNT]) for r in _chain(vec, 2))
+            got = sorted(
+                int(vec._records[r, vec._words + R_TALLY]) & 0xFFFFFFFF for r in _chain(vec, 2)
+            )
             assert got == want
         assert _go_on(vec, 2, env, rng) >= 1
     if options.get("repetition") == 2 or not options:
@@ -216,6 +217,13 @@ def test_options_are_checked_as_the_env_checks_them():
         with pytest.raises(ValueError) as env_error:
             kiauliaganys_v0.raw_env(**bad)
         assert str(vec_error.value) == str(env_error.value)
+
+
+def test_G10a_counts_past_32_bits_are_refused():
+    # a position's count shares a word with its slot in the pool
+    with pytest.raises(ValueError, match=r"max_turns=4294967296 with repetition=4294967296"):
+        KiauliaganysVector(1, {"max_turns": 2**32, "repetition": 2**32})
+    KiauliaganysVector(1, {"max_turns": 2**32, "repetition": 3})
 
 
 def test_load_state_refuses_another_configuration_and_other_objects():
@@ -290,7 +298,7 @@ def _check_pool(vec: KiauliaganysVector) -> int:
     for slot in range(vec.num_envs):
         chain = _chain(vec, slot)
         assert len(chain) == vec.state[slot, EXTRA_WORDS + C.RECORDS], slot
-        assert all(records[r, words + R_SLOT] == slot for r in chain), slot
+        assert all(records[r, words + R_TALLY] >> 32 == slot for r in chain), slot
         markers = {_record_marker(vec, r) for r in chain}
         assert markers <= {int(vec.state[slot, X_MARK])}, (slot, markers)
         assert len({tuple(records[r, :words]) for r in chain}) == len(chain), slot
@@ -305,9 +313,9 @@ def _check_pool(vec: KiauliaganysVector) -> int:
     assert sorted(int(e) & 0xFFFFFFFF for e in entries) == sorted(r + 1 for r in live)
     for j in np.flatnonzero(index):
         r = (int(index[j]) & 0xFFFFFFFF) - 1
-        home = _fingerprint(records[r], 0, words, int(records[r, words + R_SLOT])) & mask
+        home = _fingerprint(records[r], 0, words, int(records[r, words + R_TALLY]) >> 32) & mask
         assert int(index[j]) >> 32 == _fingerprint(
-            records[r], 0, words, int(records[r, words + R_SLOT])
+            records[r], 0, words, int(records[r, words + R_TALLY]) >> 32
         )
         k = home
         while k != j:
