@@ -47,7 +47,7 @@ G10a history: the positions each slot has to count live in one pool per batch, n
 rows, so that the memory follows the batch's total history rather than every row being sized
 for the longest one. The pool is an ``int64`` array of records (a position's packed key, its
 count and its slot in one word, the slot's next older record: a slot's records form a chain from
-``NEWEST``), a free list threaded through the unused records, and an index: an open-addressing
+``NEWEST``), a stack of the free records, and an index: an open-addressing
 table (linear probing, at most half full) of ``fingerprint << 32 | record + 1``, the fingerprint
 a hash of the key and the slot whose low bits are the entry's home. After each turn that ends
 with the deal going on and the face-down table empty, the step packs the position with the
@@ -61,7 +61,7 @@ probing's backward shift, so the index holds exactly the live records. Before a 
 has a free record for every slot (a step counts at most one position a slot); it grows by a
 quarter when it has not, so the count stays exact for any ``max_turns``.
 
-:meth:`KiauliaganysVector.state_bytes` counts the row plus the pool (records, index, free list)
+:meth:`KiauliaganysVector.state_bytes` counts the row plus the pool (records, index, free stack)
 divided by the slots. In random play at batch 1024 a slot keeps about 28 records on average and
 some over 400; the pool holds the batch's peak total plus a step's room.
 """
@@ -110,9 +110,8 @@ R_TALLY = 0  # the slot whose history it is << 32 | the position's occurrences
 R_NEXT = 1  # the slot's next older record, or the next free record (-1: none)
 #: columns of a record besides the key
 RECORD_EXTRA = 2
-# the pool's free list (``_free``)
-FREE_HEAD = 0  # first free record (-1: none)
-FREE_COUNT = 1  # free records
+# the pool's free records (``_free``, int32): their number, then the records, a stack
+FREE_COUNT = 0
 _FINGERPRINT = 0x7FFFFFFF  # an index entry: fingerprint << 32 | record + 1 (0: empty)
 _RECORD_BITS = 0xFFFFFFFF
 _COUNT_BITS = 0xFFFFFFFF  # a record's count in its tally word
@@ -600,9 +599,8 @@ def _count_position(
                 records[r, words + R_TALLY] += 1
                 return records[r, words + R_TALLY] & _COUNT_BITS
         j = (j + 1) & mask
-    r = free[FREE_HEAD]
-    free[FREE_HEAD] = records[r, words + R_NEXT]
     free[FREE_COUNT] -= 1
+    r = free[1 + free[FREE_COUNT]]
     for w in range(words):
         records[r, w] = s[KEY + w]
     records[r, words + R_TALLY] = (slot << 32) | 1
@@ -642,7 +640,7 @@ def _drop_history(
     s: np.ndarray, x: np.ndarray, records: np.ndarray, index: np.ndarray, free: np.ndarray
 ) -> None:
     """Frees every G10a record of the slot (its chain from the newest): out of the index,
-    onto the free list."""
+    onto the free stack."""
     words = s[C.KEY_WORDS]
     r = x[X_NEWEST]
     x[X_NEWEST] = -1
@@ -650,8 +648,7 @@ def _drop_history(
     while r >= 0:
         older = records[r, words + R_NEXT]
         _unindex(records, index, r, words)
-        records[r, words + R_NEXT] = free[FREE_HEAD]
-        free[FREE_HEAD] = r
+        free[1 + free[FREE_COUNT]] = r
         free[FREE_COUNT] += 1
         r = older
 
@@ -833,10 +830,10 @@ class KiauliaganysVector:
         self.state = np.zeros((num_envs, EXTRA_WORDS + C.HISTORY + self._words), dtype=np.int64)
         self.state[:, EXTRA_WORDS : EXTRA_WORDS + C.HISTORY] = C._template(config, 0)
         self.state[:, X_NEWEST] = -1
-        # the G10a pool: records, their index, the free list (empty with the rule off)
+        # the G10a pool: records, their index, the free stack (empty with the rule off)
         self._records = np.zeros((0, self._words + RECORD_EXTRA), dtype=np.int64)
         self._index = np.zeros(_index_size(0), dtype=np.int64)
-        self._free = np.array([-1, 0], dtype=np.int64)
+        self._free = np.zeros(1, dtype=np.int32)
         self._pooled = config.repetition is not None
         if self._pooled:
             self._reserve(START_RECORDS * num_envs)
@@ -934,7 +931,7 @@ class KiauliaganysVector:
 
     def state_bytes(self) -> int:
         """Bytes of compiled state per slot: the row, plus the batch's G10a pool (records,
-        index, free list) divided by the slots. The pool grows with the batch's total history
+        index, free stack) divided by the slots. The pool grows with the batch's total history
         (the records of all slots at once), never with one slot's longest."""
         pool = self._records.nbytes + self._index.nbytes + self._free.nbytes
         row = self.state.shape[1] * self.state.itemsize
@@ -972,22 +969,24 @@ class KiauliaganysVector:
 
     def _reserve(self, needed: int) -> None:
         """At least ``needed`` free G10a records: the pool grows by a quarter (at least what is
-        missing), the new records join the free list and the index is rebuilt."""
+        missing), the new records join the free ones and the index is rebuilt."""
         free = int(self._free[FREE_COUNT])
         if free >= needed:
             return
         old = self._records
         start = old.shape[0]
         size = start + max(needed - free, start // 4)
+        if size >= 1 << 31:
+            raise ValueError(f"a batch's G10a pool cannot pass {(1 << 31) - 1} records")
         records = np.zeros((size, old.shape[1]), dtype=np.int64)
         records[:start] = old
-        link = self._words + R_NEXT
-        records[start:, link] = np.arange(start + 1, size + 1)
-        records[size - 1, link] = self._free[FREE_HEAD]
+        stack = np.zeros(1 + size, dtype=np.int32)
+        stack[: 1 + free] = self._free[: 1 + free]
+        stack[1 + free : 1 + free + size - start] = np.arange(size - 1, start - 1, -1)
+        stack[FREE_COUNT] = free + size - start
         index = np.zeros(_index_size(size), dtype=np.int64)
         _reindex(self.state, records, index, self._words)
-        self._records, self._index = records, index
-        self._free[:] = start, free + size - start
+        self._records, self._index, self._free = records, index, stack
 
     def _result(self, x: np.ndarray, s: np.ndarray) -> dict[str, Any]:
         """``rules.result`` of the finished deal of a row (bookkeeping ``x``, deal ``s``)."""

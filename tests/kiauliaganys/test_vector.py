@@ -32,7 +32,6 @@ from kiaule_env.kiauliaganys.rules import Config
 from kiaule_env.kiauliaganys.vector import (
     EXTRA_WORDS,
     FREE_COUNT,
-    FREE_HEAD,
     R_NEXT,
     R_TALLY,
     START_RECORDS,
@@ -289,7 +288,7 @@ def _record_marker(vec: KiauliaganysVector, r: int) -> int:
 
 def _check_pool(vec: KiauliaganysVector) -> int:
     """The pool's invariants; returns the live records. Every slot's chain holds its RECORDS
-    records, its own, of its marker, with distinct keys; the free list holds the rest; the index
+    records, its own, of its marker, with distinct keys; the free stack holds the rest; the index
     holds exactly one entry per live record, reachable from its home entry (no gap: a record
     freed from the middle of a probe run must not hide the records after it)."""
     words, records, index = vec._words, vec._records, vec._index
@@ -303,11 +302,8 @@ def _check_pool(vec: KiauliaganysVector) -> int:
         assert markers <= {int(vec.state[slot, X_MARK])}, (slot, markers)
         assert len({tuple(records[r, :words]) for r in chain}) == len(chain), slot
         live.update(chain)
-    free, r = [], int(vec._free[FREE_HEAD])
-    while r >= 0:
-        free.append(r)
-        r = int(records[r, words + R_NEXT])
-    assert len(free) == vec._free[FREE_COUNT] and not live & set(free)
+    free = vec._free[1 : 1 + int(vec._free[FREE_COUNT])].tolist()
+    assert len(set(free)) == len(free) and not live & set(free)
     assert len(live) + len(free) == records.shape[0]
     entries = index[index != 0]
     assert sorted(int(e) & 0xFFFFFFFF for e in entries) == sorted(r + 1 for r in live)
@@ -389,7 +385,7 @@ def test_G4_match_chances_come_from_a_table_of_the_counting_products():
 def test_G10a_the_pool_holds_each_live_record_once_and_frees_the_others():
     """Records freed at marker changes, deal ends and resets (also of a slot in the middle of
     a deal, as max_cycles truncation does) leave the index with exactly the live records, each
-    reachable from its home entry, and the free list with the rest, while the pool grows."""
+    reachable from its home entry, and the free stack with the rest, while the pool grows."""
     venv = vector.make("kiauliaganys", num_envs=16, seed=3, max_cycles=150)
     venv.reset()
     impl = venv.impl
