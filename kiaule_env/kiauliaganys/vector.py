@@ -520,12 +520,19 @@ def _step_rows(
     """One step of every slot whose action is not -1: the move (G10a counted in the pool:
     ``records``, ``index``, ``free``, with room for a record per slot), every seat's reward
     delta (G12), the end of the episode, and the next observation and mask of the slots that
-    go on."""
+    go on.
+
+    In three passes over the batch, each slot's work in its order: the moves (and the G10a
+    positions to count, packed), the counts (a short loop, so that the index lookups of many
+    slots, cache misses, overlap), then the G10a ends, the episodes' ends and the views."""
     buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
     action = np.empty(1, dtype=np.int64)
     deltas = np.zeros(C.MAX_SEATS, dtype=np.float64)
     players = rewards.shape[1]
-    for i in range(state.shape[0]):
+    n = state.shape[0]
+    counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
+    for i in range(n):
+        counted[i] = -1
         if actions[i] < 0:  # a slot that waits (``partial_steps``)
             for t in range(players):
                 rewards[i, t] = 0.0
@@ -538,16 +545,31 @@ def _step_rows(
         action[0] = actions[i]
         turns = s[C.TURNS]
         _apply(s, x, action, deltas)
+        for t in range(players):
+            rewards[i, t] = deltas[t]
         # G10a: a turn ended and the deal goes on (the twin's own count, which its arrays
         # without history room leave out)
         if s[C.TURNS] > turns and s[C.PHASE] != OVER and C._counts_position(s):
-            _count_turn_start(s, x, i, records, index, free, deltas)
-        if s[C.PHASE] == OVER:  # the deal's positions can never recur
-            _drop_history(s, x, records, index, free)
-        for t in range(players):
-            rewards[i, t] = deltas[t]
+            counted[i] = _pack_turn_start(s, x, i, records, index, free)
+    for i in range(n):
+        if counted[i] >= 0:
+            x = state[i, :EXTRA_WORDS]
+            s = state[i, EXTRA_WORDS:]
+            counted[i] = _count_position(s, x, i, records, index, free, counted[i])
+    for i in range(n):
+        if actions[i] < 0:
+            continue
+        x = state[i, :EXTRA_WORDS]
+        s = state[i, EXTRA_WORDS:]
+        if counted[i] > 0:  # the twin's G10a count and end (the move itself ended nothing)
+            for t in range(players):
+                deltas[t] = 0.0
+            C._repeated(s, counted[i], deltas)
+            for t in range(players):
+                rewards[i, t] = deltas[t]
         done = False
         if s[C.PHASE] == OVER:
+            _drop_history(s, x, records, index, free)  # the deal's positions never recur
             done = _deal_over(s, x, target, buf)
         terminated[i] = done
         if not done:
@@ -583,12 +605,13 @@ def _count_position(
     records: np.ndarray,
     index: np.ndarray,
     free: np.ndarray,
+    fp: int,
 ) -> int:
-    """G10a: one more occurrence of the position packed at ``s[KEY:]`` in ``slot``'s history;
-    returns its occurrences. Its first takes a free record, the slot's newest (the index:
-    linear probing, fingerprints compared before keys)."""
+    """G10a: one more occurrence of the position packed at ``s[KEY:]`` (its
+    :func:`_fingerprint` ``fp``) in ``slot``'s history; returns its occurrences. Its first
+    takes a free record, the slot's newest (the index: linear probing, fingerprints compared
+    before keys)."""
     words = s[C.KEY_WORDS]
-    fp = _fingerprint(s, KEY, words, slot)
     mask = index.shape[0] - 1
     j = fp & mask
     while index[j] != 0:
@@ -673,27 +696,25 @@ def _marker(s: np.ndarray) -> int:
 
 
 @_kernel
-def _count_turn_start(
+def _pack_turn_start(
     s: np.ndarray,
     x: np.ndarray,
     slot: int,
     records: np.ndarray,
     index: np.ndarray,
     free: np.ndarray,
-    rewards: np.ndarray,
-) -> None:
+) -> int:
     """G10a in a row (its twin array keeps no history): the position the turn starts from,
-    packed by the twin's ``_pack_key`` and counted in the slot's history in the pool, then the
-    twin's ``_repeated`` (the count, the end at the limit). When the position's marker
-    (:func:`_marker`) changed, the slot's older records can never match again: they are freed
-    first, so a slot keeps only the positions since the last irreversible change (the counts
-    are the engine's)."""
+    packed by the twin's ``_pack_key`` at ``s[KEY:]``; returns its :func:`_fingerprint`, for
+    :func:`_count_position`. When the position's marker (:func:`_marker`) changed, the slot's
+    older records can never match again: they are freed first, so a slot keeps only the
+    positions since the last irreversible change (the counts are the engine's)."""
     C._pack_key(s, KEY)
     mark = _marker(s)
     if mark != x[X_MARK]:
         x[X_MARK] = mark
         _drop_history(s, x, records, index, free)
-    C._repeated(s, _count_position(s, x, slot, records, index, free), rewards)
+    return _fingerprint(s, KEY, s[C.KEY_WORDS], slot)
 
 
 @_kernel
@@ -712,7 +733,7 @@ def _load_record(
     s = state[slot, EXTRA_WORDS:]
     for w in range(key.shape[0]):
         s[KEY + w] = key[w]
-    _count_position(s, x, slot, records, index, free)
+    _count_position(s, x, slot, records, index, free, _fingerprint(s, KEY, key.shape[0], slot))
     records[x[X_NEWEST], s[C.KEY_WORDS] + R_TALLY] = (slot << 32) | count
 
 
