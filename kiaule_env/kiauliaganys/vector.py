@@ -917,7 +917,8 @@ class KiauliaganysVector:
     def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
         """The result dicts (``rules.result``, G14; in a match also G11's) of the episodes
         that just ended in ``slots``."""
-        rows = (self.state[int(i)] for i in slots)
+        picked = np.asarray(slots, dtype=np.int64)
+        rows = self.state[picked, : EXTRA_WORDS + C.HAD_TURN].tolist()  # Python ints, at once
         return [self._result(row[:EXTRA_WORDS], row[EXTRA_WORDS:]) for row in rows]
 
     def load_state(self, slot: int, state: Any) -> None:
@@ -1009,13 +1010,14 @@ class KiauliaganysVector:
         _reindex(self.state, records, index, self._words)
         self._records, self._index, self._free = records, index, stack
 
-    def _result(self, x: np.ndarray, s: np.ndarray) -> dict[str, Any]:
-        """``rules.result`` of the finished deal of a row (bookkeeping ``x``, deal ``s``)."""
-        loser, tail, ending = int(s[C.LOSER]), int(s[C.TAIL]), int(s[C.ENDING])
+    def _result(self, x: list[int], s: list[int]) -> dict[str, Any]:
+        """``rules.result`` of the finished deal of a row (bookkeeping ``x``, the twin's array
+        ``s`` up to its hands and counts)."""
+        loser, tail, ending = s[C.LOSER], s[C.TAIL], s[C.ENDING]
         years = piglets = 0
         if loser >= 0:
-            years = int(s[C.COUNT + loser])
-            hand = int(s[C.HAND + loser])
+            years = s[C.COUNT + loser]
+            hand = s[C.HAND + loser]
             while hand:  # his cards' pips (G9), over the set bits only
                 low = hand & -hand
                 piglets += self._pips[low.bit_length() - 1]
@@ -1025,12 +1027,12 @@ class KiauliaganysVector:
             "years": years,
             "piglets": piglets,
             "capped": ending == C.ENDED_CAP,
-            "turns": int(s[C.TURNS]),
+            "turns": s[C.TURNS],
             "caught_by_tail": f"player_{tail}" if tail >= 0 else None,
             "repetition": ending == C.ENDED_REPETITION,
         }
         if self._target:
             years_row = x[X_YEARS : X_YEARS + self.num_players]
-            result["match_years"] = {f"player_{t}": int(y) for t, y in enumerate(years_row)}
-            result["deals"] = int(x[X_DEALS])
+            result["match_years"] = {f"player_{t}": y for t, y in enumerate(years_row)}
+            result["deals"] = x[X_DEALS]
         return result
