@@ -7,7 +7,8 @@ engines and agents) and with ``collector: vector`` (one compiled batch, opponent
 at a time). Both have the same network, PPO settings and rollout size ``n_steps × n_envs``: the
 batched run has ``slots`` slots and ``n_steps = rollout / slots``, and the same torch threads.
 Each row reports learner steps/s, the speed-up over ``envs``, and where the time went
-(:func:`experiments.train.training_stats`: env, opponents, wrapper, network). A game whose
+(:func:`experiments.train.training_stats`: env, opponents, wrapper, the network's forward
+passes during rollouts and the PPO update, the same work in both rows). A game whose
 opponents have no batched form yet gets the reason instead of a ``vector`` row. A config with
 a ``warm_start`` also reports its imitation stage: teacher labels per second (one process, one
 chunk of games) and supervised samples per second of the fit. Compare the rows of one run: the
@@ -28,7 +29,7 @@ from experiments import train as train_mod
 GAMES = ("kozel", "kiauliaganys", "pig")
 
 #: the batched collector's slots (its n_steps is the config's rollout size over this)
-SLOTS = 256
+SLOTS = 512
 
 #: what a throughput run switches off: it measures learning, nothing else
 QUIET = {"eval": {"every": 0}, "checkpoint": {"every": 10**9}, "tensorboard": False}
@@ -55,6 +56,7 @@ def measure_ppo(game: str, overrides: dict[str, Any], steps: int, out: Path) -> 
         "n_steps": config.ppo.n_steps,
         "steps": stats["steps_this_run"],
         "steps_per_second": stats["steps_per_second"],
+        "learn_seconds": stats["learn_seconds"],
         "seconds": stats["seconds"],
         "share": stats["share"],
         "net_arch": config.policy.net_arch,
@@ -134,8 +136,8 @@ def format_report(report: dict[str, Any]) -> str:
         "same network and PPO settings, and where the time went (one run, one after the other):",
         "",
         "| game | collector | envs × n_steps | network | epochs × batch | steps/s | speed-up "
-        "| env | opponents | wrapper | env+opp+wrapper | network share |",
-        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| env | opponents | wrapper | env+opp+wrapper | rollout forward | PPO update |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     warm_lines, errors = [], []
     for game, rows in report["games"].items():
@@ -147,12 +149,15 @@ def format_report(report: dict[str, Any]) -> str:
             share = r["share"]
             arch = "×".join(str(w) for w in r["net_arch"])
             speedup = f"{r['speedup']:.2f}×" if "speedup" in r else "1.00×"
+            learn = r["learn_seconds"] or 1.0
+            forward = r["seconds"]["network_rollout_forward"] / learn
+            update = r["seconds"]["network_update"] / learn
             lines.append(
                 f"| {game} | {setup} | {r['n_envs']} × {r['n_steps']} | {arch} | "
                 f"{r['n_epochs']} × {r['batch_size']} | {r['steps_per_second']:,.0f} | {speedup} "
                 f"| {share['env']:.0%} | {share['opponents']:.0%} "
                 f"| {share['wrapper_overhead']:.0%} | {share['env_and_wrapper']:.0%} "
-                f"| {share['network']:.0%} |"
+                f"| {forward:.0%} | {update:.0%} |"
             )
         w = rows.get("warm_start")
         if w:
