@@ -135,8 +135,17 @@ def _flip(obs: np.ndarray, base: int, shown: int, mask: int) -> None:
     diff = shown ^ mask
     while diff:
         low = diff & -diff
-        obs[base + C._popcount(low - 1)] = 1.0 if mask & low else 0.0
+        p = C._popcount(low - 1)
+        obs[base + p] = (mask >> p) & 1
         diff ^= low
+
+
+@_kernel
+def _spread(obs: np.ndarray, base: int, mask: int, d: int) -> None:
+    """The bit slice at ``base`` rewritten whole from ``mask``: one store per entry, no branch
+    (for a slice where most bits change, such as the hand when the seat to act changes)."""
+    for p in range(d):
+        obs[base + p] = (mask >> p) & 1
 
 
 @_kernel
@@ -284,8 +293,9 @@ def _write_obs(
     me = s[C.TO_ACT]
     scale = f[F_SCALE]
     hand = s[C.HAND + me]
-    _flip(obs, 0, x[X_SHOWN_HAND], hand)
-    x[X_SHOWN_HAND] = hand
+    if hand != x[X_SHOWN_HAND]:
+        _spread(obs, 0, hand, d)
+        x[X_SHOWN_HAND] = hand
     fund = 0
     length = s[C.FUND_LEN]
     for i in range(length):
