@@ -26,7 +26,9 @@ batch is decided at once:
 Differences from ``LearnerEnv`` a user may notice: the draws come from one generator per batch
 (same seed, same run, but not the same games as the ``envs`` collector), and in a game where a
 seat leaves before the end (Pig's full game, P5) the learner's episode ends with the game, not
-when its seat leaves (it gets no reward after leaving, so its return is the same).
+when its seat leaves (it gets no reward after leaving, P9, so its return is the same; with
+``team_with_copies`` the copies' later rewards still count in the mean, where ``LearnerEnv``
+stops counting when the learner leaves).
 
 Checkpoints: :meth:`BatchedCollector.get_state` is data (JSON and numpy arrays: the batch's
 compiled state, the generators, each slot's seats and opponents, the snapshots in use), so a
