@@ -136,9 +136,10 @@ Batched env
 -----------
 ``kiaule_env.vector.make("kiauliaganys", num_envs=…, seed=…, **options)`` plays every option of
 this env in compiled code (``kiaule_env/kiauliaganys/vector.py``), with the same observations,
-masks, rewards and results. Each slot keeps its deal's exact G10a position history: a slot's
-state starts at about 4 KB (room for 32 positions) and every slot of the batch grows when a deal
-needs more room (random four-player play reaches about 39 KB a slot). In a match (G11) the
+masks, rewards and results. Each slot keeps its deal's exact G10a position history (the
+positions since the last irreversible change) in a pool shared by the batch, which grows with
+the batch's total history: a slot's state is a 2,200-byte row plus its share of the pool (about
+5 KB a slot in all after long random four-player play at batch 1024). In a match (G11) the
 batch reports no per-deal ``deal_result``; ``info["final_result"]`` is the match's ``result``.
 
 Version history: v0, first release; G10a (repetition, default on; one more observation entry)
