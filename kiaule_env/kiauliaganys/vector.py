@@ -47,8 +47,8 @@ G10a history: the positions each slot has to count live in one pool per batch, n
 rows, so that the memory follows the batch's total history rather than every row being sized
 for the longest one. The pool is an ``int64`` array of records (a position's packed key, its
 count and its slot in one word, the slot's next older record: a slot's records form a chain from
-``NEWEST``), a stack of the free records, and an index: an open-addressing
-table (linear probing, at most half full) of ``fingerprint << 32 | record + 1``, the fingerprint
+``NEWEST``), a stack of the free records (``int32``), and an index: an open-addressing table
+(linear probing, at most two thirds full) of ``fingerprint << 32 | record + 1``, the fingerprint
 a hash of the key and the slot whose low bits are the entry's home. After each turn that ends
 with the deal going on and the face-down table empty, the step packs the position with the
 twin's ``_pack_key``, counts it in the slot's history (a new record for a first occurrence) and
@@ -59,7 +59,8 @@ never recur, so the counts are the engine's); its records are freed when the mar
 when its deal ends and when it is reset. Freeing removes a record's index entry with linear
 probing's backward shift, so the index holds exactly the live records. Before a step the pool
 has a free record for every slot (a step counts at most one position a slot); it grows by a
-quarter when it has not, so the count stays exact for any ``max_turns``.
+quarter when it has not, so the count stays exact for any ``max_turns`` (counts are kept in
+32 bits: a ``max_turns`` and a ``repetition`` both past ``2**32 - 1`` are refused).
 
 :meth:`KiauliaganysVector.state_bytes` counts the row plus the pool (records, index, free stack)
 divided by the slots. In random play at batch 1024 a slot keeps about 28 records on average and
@@ -830,8 +831,10 @@ class KiauliaganysVector:
     ``kiaule_env.vector``; the module docstring has the row layout).
 
     ``obs``/``mask``/``agent`` are the seat to act's observation (exactly the AEC env's
-    ``observe``), its action mask and the seat, per slot. Every option of the env is supported.
-    A slot whose action is -1 waits.
+    ``observe``), its action mask and the seat, per slot; a step writes only what changed in
+    them, so nothing else may write into them. Every option of the env is supported. A slot
+    whose action is -1 waits. The G10a pool (``_records``, ``_index``, ``_free``: the module
+    docstring) is shared by the slots.
     """
 
     #: ``step`` leaves the slots whose action is -1 as they are (``VectorEnv.step(active=…)``)
