@@ -58,8 +58,8 @@ irreversible change (:func:`_marker`: a turn had, a seat out, the G8 last turn; 
 never recur, so the counts are the engine's); its records are freed when the marker changes,
 when its deal ends and when it is reset. Freeing removes a record's index entry with linear
 probing's backward shift, so the index holds exactly the live records. Before a step the pool
-has a free record for every slot (a step counts at most one position a slot); it grows by a
-quarter when it has not, so the count stays exact for any ``max_turns`` (counts are kept in
+has a free record for every slot (a step counts at most one position a slot); it grows by an
+eighth when it has not, so the count stays exact for any ``max_turns`` (counts are kept in
 32 bits: a ``max_turns`` and a ``repetition`` both past ``2**32 - 1`` are refused).
 
 :meth:`KiauliaganysVector.state_bytes` counts the row plus the pool (records, index, free stack)
@@ -1003,14 +1003,14 @@ class KiauliaganysVector:
             x[X_MARK] = _key_marker(next(reversed(state.positions)))
 
     def _reserve(self, needed: int) -> None:
-        """At least ``needed`` free G10a records: the pool grows by a quarter (at least what is
+        """At least ``needed`` free G10a records: the pool grows by an eighth (at least what is
         missing), the new records join the free ones and the index is rebuilt."""
         free = int(self._free[FREE_COUNT])
         if free >= needed:
             return
         old = self._records
         start = old.shape[0]
-        size = start + max(needed - free, start // 4)
+        size = start + max(needed - free, start // 8)
         if size >= 1 << 31:
             raise ValueError(f"a batch's G10a pool cannot pass {(1 << 31) - 1} records")
         records = np.zeros((size, old.shape[1]), dtype=np.int64)
