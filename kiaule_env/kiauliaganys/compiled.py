@@ -647,33 +647,41 @@ def _finish(s: np.ndarray, loser: int, tail: int, ending: int, rewards: np.ndarr
 
 @njit(cache=True)
 def _pack_key(s: np.ndarray, base: int) -> None:
-    """Writes the G10a key of the current position into ``s[base:base + KEY_WORDS]``: each
+    """Writes the G10a key of the current position into ``s[base:base + KEY_WORDS]``
+    (:func:`_pack_key_into` the array itself)."""
+    _pack_key_into(s, s, base)
+
+
+@njit(cache=True)
+def _pack_key_into(s: np.ndarray, out: np.ndarray, base: int) -> None:
+    """Writes the G10a key of the position of ``s`` into ``out[base:base + KEY_WORDS]``: each
     card's code (the holder's seat, or ``FUND_CODE`` + its index in the fund) in deck order,
-    then the three position fields, ``FIELDS_PER_WORD`` fields to a word."""
+    then the three position fields, ``FIELDS_PER_WORD`` fields to a word (the batched env packs
+    into a scratch array that is in the cache, then copies the words)."""
     d = s[D]
     for w in range(s[KEY_WORDS]):
-        s[base + w] = 0
+        out[base + w] = 0
     had = 0
     for seat in range(s[N]):
         mask = s[HAND + seat]
         while mask:  # the set bits only, lowest first (a hand's bits are random)
             low = mask & -mask
-            _put_field(s, base, _popcount(low - 1), seat)
+            _put_field(out, base, _popcount(low - 1), seat)
             mask ^= low
         if s[HAD_TURN + seat]:
             had |= 1 << seat
     for i in range(s[FUND_LEN]):
-        _put_field(s, base, s[FUND + i], FUND_CODE + i)
-    _put_field(s, base, d, s[TO_ACT])
-    _put_field(s, base, d + 1, s[LAST_TURN] * 8 + s[NAMED] + 1)
-    _put_field(s, base, d + 2, had)
+        _put_field(out, base, s[FUND + i], FUND_CODE + i)
+    _put_field(out, base, d, s[TO_ACT])
+    _put_field(out, base, d + 1, s[LAST_TURN] * 8 + s[NAMED] + 1)
+    _put_field(out, base, d + 2, had)
 
 
 @njit(cache=True)
-def _put_field(s: np.ndarray, base: int, k: int, code: int) -> None:
-    """ORs ``code`` into field ``k`` of the packed key at ``base`` (its words start at zero;
-    each field is written once: no scratch array, no allocation per recorded turn)."""
-    s[base + k // FIELDS_PER_WORD] |= code << (FIELD_BITS * (k % FIELDS_PER_WORD))
+def _put_field(out: np.ndarray, base: int, k: int, code: int) -> None:
+    """ORs ``code`` into field ``k`` of the packed key at ``out[base]`` (its words start at
+    zero; each field is written once: no scratch array, no allocation per recorded turn)."""
+    out[base + k // FIELDS_PER_WORD] |= code << (FIELD_BITS * (k % FIELDS_PER_WORD))
 
 
 @njit(cache=True)

@@ -28,8 +28,9 @@ name (``X_…``)     size    content
 =================  ======  ===============================================================
 
 The twin's part has no history room (its ``CAPACITY`` is 0, so its ``apply`` leaves the G10a
-count to this module) and is followed by :data:`KEY`'s ``KEY_WORDS`` words, where the twin's
-``_pack_key`` packs the position being counted. A row is 2,200 bytes for every option.
+count to this module) and is followed by :data:`KEY`'s ``KEY_WORDS`` words, the packed key
+(the twin's ``_pack_key_into``) of the position being counted. A row is 2,200 bytes for every
+option.
 
 Each step updates this memory incrementally from the move (a play or drag removes one card
 from the face-up set or lowers ``not_suit``, a take adds a face-up card, a search adds the
@@ -51,7 +52,7 @@ count and its slot in one word, the slot's next older record: a slot's records f
 (linear probing, at most two thirds full) of ``fingerprint << 32 | record + 1``, the fingerprint
 a hash of the key and the slot whose low bits are the entry's home. After each turn that ends
 with the deal going on and the face-down table empty, the step packs the position with the
-twin's ``_pack_key``, counts it in the slot's history (a new record for a first occurrence) and
+twin's ``_pack_key_into``, counts it in the slot's history (a new record for a first occurrence) and
 hands the count to the twin's ``_repeated`` (``REPEATS``, the end at the limit): the twin's key
 and counting, the pool's bookkeeping. A slot keeps only the positions since the last
 irreversible change (:func:`_marker`: a turn had, a seat out, the G8 last turn; older ones can
@@ -102,6 +103,7 @@ X_SHOWN_UP = X_SHOWN_FUND + 1  # per relative seat, the face-up cards in its sli
 #: words of the bookkeeping, the first of a row (the twin's array follows)
 EXTRA_WORDS = X_SHOWN_UP + C.MAX_SEATS
 
+_KEY_WORDS = C.key_words(C.MAX_CARDS)  # the most words a packed G10a key has
 #: in the twin's part of a row, the packed G10a key of the position being counted (``KEY_WORDS``
 #: words where the twin's own arrays start their history: a row's twin array has none)
 KEY = C.HISTORY
@@ -542,6 +544,7 @@ def _step_rows(
     players = rewards.shape[1]
     n = state.shape[0]
     counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
+    key = np.empty(_KEY_WORDS, dtype=np.int64)  # the G10a key being packed
     for i in range(n):
         counted[i] = -1
         if actions[i] < 0:  # a slot that waits (``partial_steps``)
@@ -561,7 +564,7 @@ def _step_rows(
         # G10a: a turn ended and the deal goes on (the twin's own count, which its arrays
         # without history room leave out)
         if s[C.TURNS] > turns and s[C.PHASE] != OVER and C._counts_position(s):
-            counted[i] = _pack_turn_start(s, x, i, records, index, free)
+            counted[i] = _pack_turn_start(s, x, i, records, index, free, key)
     for i in range(n):
         if counted[i] >= 0:
             x = state[i, :EXTRA_WORDS]
@@ -714,13 +717,17 @@ def _pack_turn_start(
     records: np.ndarray,
     index: np.ndarray,
     free: np.ndarray,
+    key: np.ndarray,
 ) -> int:
     """G10a in a row (its twin array keeps no history): the position the turn starts from,
-    packed by the twin's ``_pack_key`` at ``s[KEY:]``; returns its :func:`_fingerprint`, for
+    packed by the twin's ``_pack_key_into`` the scratch ``key`` (in the cache: packing ORs
+    field by field) and copied to ``s[KEY:]``; returns its :func:`_fingerprint`, for
     :func:`_count_position`. When the position's marker (:func:`_marker`) changed, the slot's
     older records can never match again: they are freed first, so a slot keeps only the
     positions since the last irreversible change (the counts are the engine's)."""
-    C._pack_key(s, KEY)
+    C._pack_key_into(s, key, 0)
+    for w in range(s[C.KEY_WORDS]):
+        s[KEY + w] = key[w]
     mark = _marker(s)
     if mark != x[X_MARK]:
         x[X_MARK] = mark
