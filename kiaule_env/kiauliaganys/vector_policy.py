@@ -20,11 +20,12 @@ import numpy as np
 
 from kiaule_env.kiauliaganys import compiled as C
 from kiaule_env.kiauliaganys import vector as V
+from kiaule_env.kiauliaganys import vector_layout
 from kiaule_env.vector.kernels import kernel_decorator
 from kiaule_env.vector.opponents import CompiledPolicy
 
-#: the kernel's cache goes stale with the twin and the batched env's layout
-_kernel = kernel_decorator(C, V)
+#: the kernel's cache goes stale with the twin and the batched env and its row layout
+_kernel = kernel_decorator(C, V, vector_layout)
 
 #: the bookkeeping words before the twin's part of a row
 _EXTRA = V.EXTRA_WORDS

@@ -38,11 +38,9 @@ from kiaule_env.kiauliaganys.vector import (
     X_MARK,
     X_NEWEST,
     KiauliaganysVector,
-    _chance_table,
-    _fingerprint,
-    _key_marker,
-    _none_table,
 )
+from kiaule_env.kiauliaganys.vector_history import _fingerprint, _key_marker
+from kiaule_env.kiauliaganys.vector_observation import _chance_table, _none_table
 from tests.kiauliaganys.test_compiled import VARIANTS
 from tests.vector_support import differential, episode_count, permutation, random_actions
 
