@@ -5,9 +5,7 @@ learner's left, the copies' reward), batched opponents, refusals, and training r
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 
 import numpy as np
 import pytest
@@ -18,6 +16,7 @@ from agents.training.policy import NumpyPolicy
 from agents.training.pool import OpponentPool
 from experiments import train as train_mod
 from experiments.cli import main as cli_main
+from tests.training.test_resume_exact import same_weights
 
 
 def collector(game, mix=None, lineups=None, slots=32, **kwargs) -> BatchedCollector:
@@ -162,20 +161,6 @@ TINY = {
     "checkpoint": {"every": 1024},
     "tensorboard": False,
 }
-
-
-def weights(path):
-    import torch
-
-    with zipfile.ZipFile(path) as zf:
-        return torch.load(io.BytesIO(zf.read("policy.pth")), weights_only=True)
-
-
-def same_weights(a, b) -> bool:
-    import torch
-
-    wa, wb = weights(a), weights(b)
-    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
 @pytest.mark.parametrize("game", ["kozel", "kiauliaganys", "pig"])
