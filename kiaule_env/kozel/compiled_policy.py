@@ -98,6 +98,19 @@ def _move_terms(s, seat, move) -> tuple:
 
 
 @_kernel
+def _keep_least(best, best_key, ties, candidate, key):
+    """One step of a reservoir draw of the candidate with the least key, uniform among ties:
+    ``(best, best_key, ties)`` after seeing ``candidate`` (``best`` < 0: none seen yet)."""
+    if best < 0 or key < best_key:
+        return candidate, key, 1
+    if key == best_key:
+        ties += 1
+        if np.random.randint(0, ties) == 0:
+            return candidate, key, ties
+    return best, best_key, ties
+
+
+@_kernel
 def _lead(s, seat) -> int:
     """Rule 1: a lead of one card, the lowest of the longest non-trump suit (ties at random)."""
     base = C.HANDS + HAND_SIZE * seat
@@ -113,12 +126,7 @@ def _lead(s, seat) -> int:
         card = s[base + i]
         suit = card // 9
         key = (suit == trump) * 100 + (HAND_SIZE - lengths[suit]) * 10 + card % 9
-        if best < 0 or key < best_key:
-            best, best_key, ties = i, key, 1
-        elif key == best_key:
-            ties += 1
-            if np.random.randint(0, ties) == 0:  # reservoir: uniform among the ties
-                best = i
+        best, best_key, ties = _keep_least(best, best_key, ties, i, key)
     return (1 << best) - 1  # lead code: mask - 1
 
 
@@ -136,23 +144,13 @@ def _respond(s, seat, buf, k) -> int:
             if partner:
                 continue  # rule 2: never beat the partner's set
             key = trumps * 100 + rank  # rule 3: the cheapest
-            if best_beat < 0 or key < beat_key:
-                best_beat, beat_key, beat_ties = move, key, 1
-            elif key == beat_key:
-                beat_ties += 1
-                if np.random.randint(0, beat_ties) == 0:
-                    best_beat = move
+            best_beat, beat_key, beat_ties = _keep_least(best_beat, beat_key, beat_ties, move, key)
             continue
         if partner:  # rule 2: most points, then fewest trumps, lowest ranks (smallest key)
             key = -points * 10000 + trumps * 100 + rank
         else:  # rule 4: fewest points, trumps, ranks
             key = points * 10000 + trumps * 100 + rank
-        if best_disc < 0 or key < disc_key:
-            best_disc, disc_key, disc_ties = move, key, 1
-        elif key == disc_key:
-            disc_ties += 1
-            if np.random.randint(0, disc_ties) == 0:
-                best_disc = move
+        best_disc, disc_key, disc_ties = _keep_least(best_disc, disc_key, disc_ties, move, key)
     if best_beat >= 0:
         stake = _stake(s)
         if beat_key >= 100:  # costs trumps
