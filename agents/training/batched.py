@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from agents.training.policy import NumpyPolicy
-from agents.training.pool import SELF, OpponentPool
+from agents.training.pool import SELF, OpponentPool, sides_from
 from kiaule_env import get_game
 from kiaule_env.core.layout import ObservationLayout
 from kiaule_env.vector import SingleLearner, random_legal
@@ -103,21 +103,6 @@ def policy_actions(
     if not deterministic:
         z = z + rng.gumbel(size=z.shape).astype(np.float32)
     return np.argmax(z, axis=1).astype(np.int64)
-
-
-def sides_from(
-    game: str, num_players: int, seat: int, learner_seats: tuple[int, ...], lineups: bool
-) -> list[list[int]]:
-    """The opposing sides of a learner at ``seat`` playing ``learner_seats``, as
-    ``LearnerEnv`` orders them: clockwise from the learner's left with lineups, else the
-    game's order."""
-    spec = get_game(game)
-    sides = [
-        list(side) for side in spec.sides(num_players) if any(s not in learner_seats for s in side)
-    ]
-    if lineups:
-        sides.sort(key=lambda side: min((s - seat) % num_players for s in side))
-    return sides
 
 
 def _warm_up(game: str, env_kwargs: dict[str, Any] | None, heuristic: bool) -> None:

@@ -53,6 +53,24 @@ def lineups_seat_self(lineups: Mapping[str, float] | None) -> bool:
     return any(w > 0 and SELF in lineup.split() for lineup, w in (lineups or {}).items())
 
 
+def sides_from(
+    game: str, num_players: int, seat: int, learner_seats: tuple[int, ...], lineups: bool
+) -> list[list[int]]:
+    """The opposing sides of a learner at ``seat`` playing ``learner_seats``, in the order the
+    pool's members are given to them: clockwise from the learner's left with lineups, else the
+    game's order (the order of the random draws, kept so that earlier runs reproduce). Shared
+    by ``LearnerEnv`` and the batched collector."""
+    from kiaule_env import get_game
+
+    spec = get_game(game)
+    sides = [
+        list(side) for side in spec.sides(num_players) if any(s not in learner_seats for s in side)
+    ]
+    if lineups:
+        sides.sort(key=lambda side: min((s - seat) % num_players for s in side))
+    return sides
+
+
 class OpponentPool:
     """Draws opponents by a weighted mix; keeps the newest ``max_snapshots`` snapshots."""
 

@@ -48,7 +48,7 @@ import numpy as np
 
 from agents.base import Agent, Decision
 from agents.training.policy import NumpyPolicy
-from agents.training.pool import SELF, OpponentPool
+from agents.training.pool import SELF, OpponentPool, sides_from
 from kiaule_env import get_game, layout_of_env
 from kiaule_env.core.layout import ObservationLayout
 from kiaule_env.core.options import NotResetError
@@ -277,19 +277,8 @@ class LearnerEnv(gym.Env):
         return self._obs, float(reward), terminated, truncated, info
 
     def _sides_from(self, seat: int, learner_seats: tuple[int, ...]) -> list[list[int]]:
-        """The opposing sides of a learner at ``seat`` playing ``learner_seats``: in the pool's
-        lineups' order (clockwise from the learner's left) when it has lineups, else in the
-        game's order (the order of the random draws, kept as it was so that earlier runs
-        reproduce)."""
-        sides = [
-            list(side)
-            for side in self.game_spec.sides(self.num_players)
-            if any(s not in learner_seats for s in side)
-        ]
-        if self.pool.lineups:
-            n = self.num_players
-            sides.sort(key=lambda side: min((s - seat) % n for s in side))
-        return sides
+        """The opposing sides of a learner at ``seat``: :func:`agents.training.pool.sides_from`."""
+        return sides_from(self.game, self.num_players, seat, learner_seats, bool(self.pool.lineups))
 
     # ------------------------------------------------------------------ episode set-up
     def _start_episode(self, options: dict[str, Any]) -> None:
