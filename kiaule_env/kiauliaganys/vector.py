@@ -5,8 +5,8 @@ the batch is one episode in one row of a C-contiguous ``int64`` array. A row sta
 information-set bookkeeping that the compiled twin leaves out and the observation needs (next to
 the deal's words, in the same cache lines); the rest of the row is the compiled twin's array
 (:mod:`kiaule_env.kiauliaganys.compiled`, its layout and its ``legal``/``apply`` kernels: one
-compiled implementation of the rules), followed by the packed G10a key of the position being
-counted. The row's layout (a table of the bookkeeping words) is in
+compiled implementation of the rules), followed by the G10a key of the row's position (in the
+twin's packing, kept move by move). The row's layout (a table of the bookkeeping words) is in
 :mod:`kiaule_env.kiauliaganys.vector_layout`, whose names this module re-exports. A row is
 2,200 bytes for every option.
 
@@ -49,12 +49,13 @@ from kiaule_env.kiauliaganys.vector_history import (
     _index_size,
     _key_marker,
     _load_record,
-    _pack_turn_start,
     _reindex,
+    _start_key,
+    _track_key,
+    _turn_start_key,
 )
 from kiaule_env.kiauliaganys.vector_layout import (
     _COUNT_BITS,
-    _KEY_WORDS,
     EXTRA_WORDS,
     FREE_COUNT,
     RECORD_EXTRA,
@@ -110,9 +111,12 @@ def _forget(s: np.ndarray, x: np.ndarray, seat: int, card: int) -> None:
 @_kernel
 def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray) -> None:
     """The twin's ``apply`` of ``action[0]`` plus the information-set bookkeeping it leaves
-    out (G4 ``not_suit``, G5 face-up cards)."""
+    out (G4 ``not_suit``, G5 face-up cards) and, with G10a on, the card fields of the row's
+    key (:func:`~kiaule_env.kiauliaganys.vector_history._track_key`)."""
     a = action[0]
     seat = s[C.TO_ACT]
+    hand = s[C.HAND + seat]
+    length = s[C.FUND_LEN]
     d = s[C.D]
     ns = s[C.NSUITED]
     search = d + ns + 4 * (d - ns)
@@ -133,6 +137,8 @@ def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray
         x[X_FACE_UP + seat] |= 1 << card
     else:
         C.apply(s, action, rewards)
+    if s[C.REP_LIMIT] > 0:
+        _track_key(s, seat, hand, length)
 
 
 # ---------------------------------------------------------------------------------- deals
@@ -169,6 +175,7 @@ def _lay_out(s: np.ndarray, x: np.ndarray, dealer: int, deck: np.ndarray) -> Non
     for k in range(d - 1):
         s[C.FACE_DOWN + k] = deck[d - 1 - k]
     x[X_DEALER] = dealer
+    _start_key(s)
 
 
 @_kernel
@@ -267,7 +274,6 @@ def _step_rows(
     players = rewards.shape[1]
     n = state.shape[0]
     counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
-    key = np.empty(_KEY_WORDS, dtype=np.int64)  # the G10a key being packed
     for i in range(n):
         counted[i] = -1
         if actions[i] < 0:  # a slot that waits (``partial_steps``)
@@ -287,7 +293,7 @@ def _step_rows(
         # G10a: a turn ended and the deal goes on (the twin's own count, which its arrays
         # without history room leave out)
         if s[C.TURNS] > turns and s[C.PHASE] != OVER and C._counts_position(s):
-            counted[i] = _pack_turn_start(s, x, i, records, index, free, key)
+            counted[i] = _turn_start_key(s, x, i, records, index, free)
     for i in range(n):
         if counted[i] >= 0:
             x = state[i, :EXTRA_WORDS]
@@ -488,6 +494,7 @@ class KiauliaganysVector:
                 _load_record(
                     self.state, slot, packed, count, self._records, self._index, self._free
                 )
+        C._pack_key(row, KEY)  # G10a: the card fields, which the moves keep from here on
         buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
         _clear_obs(x, self.obs[slot])
         self.agent[slot] = _write_slot(

@@ -8,9 +8,11 @@ longest one. The pool is an ``int64`` array of records (a position's packed key,
 its slot in one word, the slot's next older record: a slot's records form a chain from
 ``NEWEST``), a stack of the free records (``int32``), and an index: an open-addressing table
 (linear probing, at most two thirds full) of ``fingerprint << 32 | record + 1``, the fingerprint
-a hash of the key and the slot whose low bits are the entry's home. After each turn that ends
-with the deal going on and the face-down table empty, the env's step packs the position with the
-twin's ``_pack_key_into`` (:func:`_pack_turn_start`) and counts it in the slot's history
+a hash of the key and the slot whose low bits are the entry's home. A row keeps the key of its
+position in the twin's packing, move by move: each move sets the fields of the cards it moved
+(:func:`_track_key`, a few fields where packing the whole key visits every card). After each
+turn that ends with the deal going on and the face-down table empty, the env's step completes
+the key with the position's fields (:func:`_turn_start_key`) and counts it in the slot's history
 (:func:`_count_position`, a new record for a first occurrence): the twin's key and counting, the
 pool's bookkeeping. A slot keeps only the positions since the last irreversible change
 (:func:`_marker`: a turn had, a seat out, the G8 last turn; older ones can never recur, so the
@@ -47,6 +49,8 @@ from kiaule_env.vector.kernels import kernel_decorator
 
 #: numba kernels whose cache also goes stale with the twin, the generator, the rules or the layout
 _kernel = kernel_decorator(C, rng, rules, vector_layout)
+
+_FIELD_MASK = (1 << C.FIELD_BITS) - 1  # one field of a packed key
 
 
 @_kernel
@@ -168,24 +172,65 @@ def _marker(s: np.ndarray) -> int:
 
 
 @_kernel
-def _pack_turn_start(
+def _set_field(s: np.ndarray, k: int, code: int) -> None:
+    """Field ``k`` of the key kept at ``s[KEY:]`` (the twin's packing: ``FIELDS_PER_WORD``
+    fields of ``FIELD_BITS`` to a word) set to ``code``."""
+    at = KEY + k // C.FIELDS_PER_WORD
+    shift = C.FIELD_BITS * (k % C.FIELDS_PER_WORD)
+    s[at] = (s[at] & ~(_FIELD_MASK << shift)) | (code << shift)
+
+
+@_kernel
+def _track_key(s: np.ndarray, seat: int, hand: int, length: int) -> None:
+    """G10a: the card fields of the key at ``s[KEY:]`` after ``seat``'s move, whose hand was
+    ``hand`` and the fund ``length`` cards long before it. A move changes few fields: each
+    card it put into the hand (a take, a search's misses) now holds the seat's code, and a card
+    it put on the fund (a play, a drag, a search's match) its index there (``FUND_CODE`` + the
+    index; a card leaving a hand goes to the fund). So, once the face-down table is empty, the
+    fields are the twin's ``_pack_key_into`` of the position without packing it whole (every
+    card then reached its place by such a move, or is the deal's first fund card,
+    :func:`_start_key`)."""
+    gained = s[C.HAND + seat] & ~hand
+    while gained:
+        low = gained & -gained
+        _set_field(s, C._popcount(low - 1), seat)
+        gained ^= low
+    top = s[C.FUND_LEN] - 1
+    if top >= length:
+        _set_field(s, s[C.FUND + top], C.FUND_CODE + top)
+
+
+@_kernel
+def _start_key(s: np.ndarray) -> None:
+    """The key's fields at a deal's start: every hand is empty and the fund holds one card
+    (G2); the face-down cards' fields are set when a move takes them off the table."""
+    _set_field(s, s[C.FUND], C.FUND_CODE)
+
+
+@_kernel
+def _turn_start_key(
     s: np.ndarray,
     x: np.ndarray,
     slot: int,
     records: np.ndarray,
     index: np.ndarray,
     free: np.ndarray,
-    key: np.ndarray,
 ) -> int:
-    """G10a in a row (its twin array keeps no history): the position the turn starts from,
-    packed by the twin's ``_pack_key_into`` the scratch ``key`` (in the cache: packing ORs
-    field by field) and copied to ``s[KEY:]``; returns its :func:`_fingerprint`, for
+    """G10a in a row (its twin array keeps no history): completes the key at ``s[KEY:]`` of
+    the position the turn starts from, whose card fields the moves keep (:func:`_track_key`),
+    with its three position fields (the player to move, the G8 last turn and the named suit,
+    who has had a turn: the twin's packing); returns its :func:`_fingerprint`, for
     :func:`_count_position`. When the position's marker (:func:`_marker`) changed, the slot's
     older records can never match again: they are freed first, so a slot keeps only the
     positions since the last irreversible change (the counts are the engine's)."""
-    C._pack_key_into(s, key, 0)
-    for w in range(s[C.KEY_WORDS]):
-        s[KEY + w] = key[w]
+    d = s[C.D]
+    had = 0
+    for seat in range(s[C.N]):
+        if s[C.HAD_TURN + seat]:
+            had |= 1 << seat
+    _set_field(s, d, s[C.TO_ACT])
+    _set_field(s, d + 1, s[C.LAST_TURN] * 8 + s[C.NAMED] + 1)
+    _set_field(s, d + 2, had)
     mark = _marker(s)
     if mark != x[X_MARK]:
         x[X_MARK] = mark

@@ -29,8 +29,9 @@ name (``X_…``)     size    content
 
 then the compiled twin's array (:mod:`kiaule_env.kiauliaganys.compiled`'s layout). It has no
 history room (its ``CAPACITY`` is 0, so its ``apply`` leaves the G10a count to the batched env)
-and is followed by :data:`KEY`'s ``KEY_WORDS`` words, the packed key (the twin's
-``_pack_key_into``) of the position being counted. A record of the pool is a packed key's
+and is followed by :data:`KEY`'s ``KEY_WORDS`` words, the G10a key of the row's position in the
+twin's packing (``_pack_key_into``): its card fields kept by every move, its position fields
+written when a turn's start is counted. A record of the pool is a packed key's
 ``KEY_WORDS`` words, then :data:`RECORD_EXTRA` columns (``R_…``); the free stack (``int32``)
 starts with the number of free records (:data:`FREE_COUNT`); an index entry is
 ``fingerprint << 32 | record + 1``.
@@ -63,7 +64,7 @@ X_SHOWN_UP = X_SHOWN_FUND + 1  # per relative seat, the face-up cards in its sli
 EXTRA_WORDS = X_SHOWN_UP + C.MAX_SEATS
 
 _KEY_WORDS = C.key_words(C.MAX_CARDS)  # the most words a packed G10a key has
-#: in the twin's part of a row, the packed G10a key of the position being counted (``KEY_WORDS``
+#: in the twin's part of a row, the G10a key of its position, kept move by move (``KEY_WORDS``
 #: words where the twin's own arrays start their history: a row's twin array has none)
 KEY = C.HISTORY
 

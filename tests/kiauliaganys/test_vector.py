@@ -32,6 +32,7 @@ from kiaule_env.kiauliaganys.rules import Config
 from kiaule_env.kiauliaganys.vector import (
     EXTRA_WORDS,
     FREE_COUNT,
+    KEY,
     R_NEXT,
     R_TALLY,
     START_RECORDS,
@@ -395,3 +396,58 @@ def test_G10a_the_pool_holds_each_live_record_once_and_frees_the_others():
         if step % 10 == 0:
             checked += _check_pool(impl) > 16
     assert checked > 100 and impl._records.shape[0] > start
+
+
+def _card_fields(d: int, words: int) -> np.ndarray:
+    """The bits of a packed G10a key that hold the cards' fields (not the three position
+    fields after them)."""
+    mask = np.zeros(words, dtype=np.int64)
+    for k in range(d):
+        mask[k // C.FIELDS_PER_WORD] |= 63 << (C.FIELD_BITS * (k % C.FIELDS_PER_WORD))
+    return mask
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"num_players": 6, "deck": "54"}, {"num_players": 2, "deck": "36", "match_years": 4}],
+    ids=_variant_id,
+)
+def test_G10a_the_key_kept_move_by_move_is_the_twin_s_packing(options):
+    """Once the face-down table is empty, the card fields the moves keep in a row's key are the
+    twin's ``_pack_key_into`` of the position, and a turn's start counted in the slot's
+    history is the twin's whole key, held by one of the slot's records."""
+    venv = vector.make("kiauliaganys", num_envs=16, seed=4, **options)
+    _, info = venv.reset()
+    impl = venv.impl
+    words = impl._words
+    rng = np.random.default_rng(4)
+    expected = np.zeros(words, dtype=np.int64)
+    fields = None
+    compared = counted = 0
+    for _ in range(1500):
+        turns = impl.state[:, EXTRA_WORDS + C.TURNS].copy()
+        seeds = info["seed"]
+        _, _, _, _, info = venv.step(random_actions(impl.mask, rng))
+        for slot, row in enumerate(impl.state):
+            s = row[EXTRA_WORDS:]
+            if s[C.FD_LEN] or s[C.PHASE] == rules.OVER:
+                continue
+            fields = _card_fields(int(s[C.D]), words) if fields is None else fields
+            C._pack_key_into(s, expected, 0)
+            key = s[KEY : KEY + words]
+            assert np.array_equal(key & fields, expected & fields), (slot, key, expected)
+            compared += 1
+            if (
+                s[C.PHASE] == rules.MATCH
+                and s[C.TURNS] > turns[slot]
+                and info["seed"][slot] == seeds[slot]
+            ):
+                assert np.array_equal(key, expected), (slot, key, expected)
+                held = [
+                    r
+                    for r in _chain(impl, slot)
+                    if np.array_equal(impl._records[r, :words], expected)
+                ]
+                assert len(held) == 1, slot
+                counted += 1
+    assert compared > 5000 and counted > 2000
