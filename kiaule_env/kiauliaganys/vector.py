@@ -66,6 +66,7 @@ from kiaule_env.kiauliaganys.vector_layout import (
     X_NEWEST,
     X_NOT_SUIT,
     X_RNG,
+    X_SHOWN_FUND,
     X_YEARS,
 )
 
@@ -73,7 +74,6 @@ from kiaule_env.kiauliaganys.vector_layout import (
 from kiaule_env.kiauliaganys.vector_layout import KEY as KEY
 from kiaule_env.kiauliaganys.vector_layout import R_NEXT as R_NEXT
 from kiaule_env.kiauliaganys.vector_layout import R_TALLY as R_TALLY
-from kiaule_env.kiauliaganys.vector_layout import X_SHOWN_FUND as X_SHOWN_FUND
 from kiaule_env.kiauliaganys.vector_layout import X_SHOWN_HAND as X_SHOWN_HAND
 from kiaule_env.kiauliaganys.vector_layout import X_SHOWN_TOP as X_SHOWN_TOP
 from kiaule_env.kiauliaganys.vector_layout import X_SHOWN_UP as X_SHOWN_UP
@@ -109,14 +109,17 @@ def _forget(s: np.ndarray, x: np.ndarray, seat: int, card: int) -> None:
 
 
 @_kernel
-def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray) -> None:
+def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray) -> int:
     """The twin's ``apply`` of ``action[0]`` plus the information-set bookkeeping it leaves
     out (G4 ``not_suit``, G5 face-up cards) and, with G10a on, the card fields of the row's
-    key (:func:`~kiaule_env.kiauliaganys.vector_history._track_key`)."""
+    key (:func:`~kiaule_env.kiauliaganys.vector_history._track_key`). Returns the fund's cards
+    after the move: those the observation shows (``SHOWN_FUND``, the fund before it) and the
+    move's one card, pushed or taken (a move changes the fund's length by at most one)."""
     a = action[0]
     seat = s[C.TO_ACT]
     hand = s[C.HAND + seat]
     length = s[C.FUND_LEN]
+    top = s[C.FUND + length - 1] if length > 0 else 0
     d = s[C.D]
     ns = s[C.NSUITED]
     search = d + ns + 4 * (d - ns)
@@ -139,6 +142,13 @@ def _apply(s: np.ndarray, x: np.ndarray, action: np.ndarray, rewards: np.ndarray
         C.apply(s, action, rewards)
     if s[C.REP_LIMIT] > 0:
         _track_key(s, seat, hand, length)
+    fund = x[X_SHOWN_FUND]
+    after = s[C.FUND_LEN]
+    if after > length:
+        fund |= 1 << s[C.FUND + after - 1]
+    elif after < length:
+        fund &= ~(1 << top)
+    return fund
 
 
 # ---------------------------------------------------------------------------------- deals
@@ -240,7 +250,7 @@ def _reset_rows(
         x[X_DEALS] = 0
         _deal(s, x, s[C.N] - 1, buf)
         _clear_obs(x, obs[i])
-        agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf)
+        agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf, -1)
 
 
 @_kernel
@@ -274,6 +284,7 @@ def _step_rows(
     players = rewards.shape[1]
     n = state.shape[0]
     counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
+    funds = np.empty(n, dtype=np.int64)  # the fund's cards after the move
     for i in range(n):
         counted[i] = -1
         if actions[i] < 0:  # a slot that waits (``partial_steps``)
@@ -287,7 +298,7 @@ def _step_rows(
             deltas[t] = 0.0
         action[0] = actions[i]
         turns = s[C.TURNS]
-        _apply(s, x, action, deltas)
+        funds[i] = _apply(s, x, action, deltas)
         for t in range(players):
             rewards[i, t] = deltas[t]
         # G10a: a turn ended and the deal goes on (the twin's own count, which its arrays
@@ -314,9 +325,10 @@ def _step_rows(
         if s[C.PHASE] == OVER:
             _drop_history(s, x, records, index, free)  # the deal's positions never recur
             done = _deal_over(s, x, target, buf)
+            funds[i] = -1  # a match's next deal: its fund is read
         terminated[i] = done
         if not done:
-            agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf)
+            agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf, funds[i])
 
 
 # ---------------------------------------------------------------------------------- Python side
@@ -498,7 +510,15 @@ class KiauliaganysVector:
         buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
         _clear_obs(x, self.obs[slot])
         self.agent[slot] = _write_slot(
-            row, x, self.obs[slot], self.mask[slot], self._params, self._offsets, self._chances, buf
+            row,
+            x,
+            self.obs[slot],
+            self.mask[slot],
+            self._params,
+            self._offsets,
+            self._chances,
+            buf,
+            -1,
         )
 
     def state_bytes(self) -> int:

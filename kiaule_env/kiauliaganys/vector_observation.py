@@ -199,11 +199,13 @@ def _write_obs(
     offsets: np.ndarray,
     chances: np.ndarray,
     buf: np.ndarray,
+    fund: int,
 ) -> None:
     """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over),
     written over the previous one: the bit slices (hand, fund, face-up cards) only where their
     cards changed, every other entry in full. ``offsets``/``chances``: :func:`_chance_table`,
-    ``buf``: scratch."""
+    ``buf``: scratch; ``fund``: the fund's cards when the caller knows them (the step: the
+    cards shown before and the move's one card), else -1 (read from the fund)."""
     if s[C.PHASE] == OVER:
         _clear_obs(x, obs)
         return
@@ -215,10 +217,11 @@ def _write_obs(
     if hand != x[X_SHOWN_HAND]:
         _spread(obs, 0, hand, d)
         x[X_SHOWN_HAND] = hand
-    fund = 0
     length = s[C.FUND_LEN]
-    for i in range(length):
-        fund |= 1 << s[C.FUND + i]
+    if fund < 0:
+        fund = 0
+        for i in range(length):
+            fund |= 1 << s[C.FUND + i]
     _flip(obs, 2 * d, x[X_SHOWN_FUND], fund)
     x[X_SHOWN_FUND] = fund
     top = s[C.FUND + length - 1] if length else -1
@@ -270,9 +273,11 @@ def _write_slot(
     offsets: np.ndarray,
     chances: np.ndarray,
     buf: np.ndarray,
+    fund: int,
 ) -> int:
-    """Writes the slot's observation and mask; returns the seat to act (-1 once over)."""
-    _write_obs(s, x, obs, f, offsets, chances, buf)
+    """Writes the slot's observation and mask (``fund``: :func:`_write_obs`'s); returns the
+    seat to act (-1 once over)."""
+    _write_obs(s, x, obs, f, offsets, chances, buf, fund)
     mask[:] = 0
     if s[C.PHASE] == OVER:
         return -1
