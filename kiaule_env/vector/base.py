@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kiaule_env.core.options import check_max_cycles, check_seed
+from kiaule_env.vector.kernels import kernel_decorator
 
 #: episode seeds are drawn in [0, SEED_BOUND)
 SEED_BOUND = 2**63
@@ -330,13 +331,8 @@ class VectorEnv:
         if array.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {array.dtype}")
         array = np.array(array, dtype=np.int64, order="C")  # a copy: the caller's stays as given
-        inside = (array >= 0) & (array < self.num_actions)
-        legal = inside.copy()
-        legal[inside] = self.impl.mask[self._all[inside], array[inside]] != 0
-        if active is not None:
-            legal |= ~active
-        if not legal.all():
-            slot = int(np.flatnonzero(~legal)[0])
+        slot = _first_illegal(self.impl.mask, array, _NO_SLOTS if active is None else active)
+        if slot >= 0:
             seat = int(self.impl.agent[slot])
             allowed = np.flatnonzero(self.impl.mask[slot]).tolist()
             raise ValueError(
@@ -344,3 +340,21 @@ class VectorEnv:
                 f"legal actions: {allowed}"
             )
         return array
+
+
+#: ``_first_illegal``'s ``active`` when every slot moves
+_NO_SLOTS = np.zeros(0, dtype=np.bool_)
+
+
+@kernel_decorator()
+def _first_illegal(mask: np.ndarray, actions: np.ndarray, active: np.ndarray) -> int:
+    """The first slot whose action is not legal in its ``mask`` row (outside ``[0, width)``
+    or masked out), among the ``active`` ones (empty: all), else -1: one compiled pass."""
+    width = mask.shape[1]
+    for i in range(actions.shape[0]):
+        if active.shape[0] and not active[i]:
+            continue
+        a = actions[i]
+        if a < 0 or a >= width or mask[i, a] == 0:
+            return i
+    return -1
