@@ -57,6 +57,9 @@ COLLECTOR_STATE_FORMAT = 1
 #: who plays a seat: the learner, or an opponent member's code (an index into ``members``)
 LEARNER = -1
 
+#: who decides for a member that is not a snapshot (a snapshot's entry is its serial, >= 0)
+RANDOM, HEURISTIC = -1, -2
+
 #: the methods a training run calls through ``VecEnv.env_method`` (one collector answers)
 METHODS = ("add_snapshot", "pool_snapshots", "timing_stats", "get_state", "set_state")
 
@@ -79,7 +82,8 @@ class BatchActor:
         self.relu = policy.activation == "relu"
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Unmasked action logits of every row of ``obs`` (float32 ``(rows, actions)``)."""
+        """Unmasked action logits of every row of ``obs`` (a new float32 ``(rows, actions)``
+        array)."""
         import torch
 
         with torch.no_grad():
@@ -98,11 +102,13 @@ def policy_actions(
     deterministic: bool,
 ) -> np.ndarray:
     """Each row's legal move of ``actor``: the most probable, or a draw from the masked
-    softmax (the Gumbel-max trick: the same distribution as ``NumpyPolicy.act``'s)."""
-    z = np.where(mask.astype(bool), actor.logits(obs), -np.inf)
+    softmax (the Gumbel-max trick: the same distribution as ``NumpyPolicy.act``'s). Works in
+    place on the logits, a new array."""
+    z = actor.logits(obs)
+    z[mask == 0] = -np.inf
     if not deterministic:
-        z = z + rng.gumbel(size=z.shape).astype(np.float32)
-    return np.argmax(z, axis=1).astype(np.int64)
+        z += rng.gumbel(size=z.shape).astype(np.float32)
+    return z.argmax(axis=1).astype(np.int64, copy=False)
 
 
 def _warm_up(game: str, env_kwargs: dict[str, Any] | None, heuristic: bool) -> None:
@@ -113,6 +119,19 @@ def _warm_up(game: str, env_kwargs: dict[str, Any] | None, heuristic: bool) -> N
     if heuristic:
         _heuristic_for(venv).act(np.zeros(1, np.int64), 0)
     venv.step(random_legal(obs["action_mask"], np.random.default_rng(0)))
+
+
+def _side_of_seats(teams: list[tuple[int, ...]], sides: list[list[list[int]]]) -> np.ndarray:
+    """``[seat, s]``: which opposing side (an index into ``sides[seat]``) plays seat ``s`` when
+    the learner sits at ``seat``, or -1 where the learner plays it (its team, K1)."""
+    n = len(teams)
+    side_of = np.full((n, n), -1, np.int64)
+    for seat in range(n):
+        for index, side in enumerate(sides[seat]):
+            for s in side:
+                if s not in teams[seat]:
+                    side_of[seat, s] = index
+    return side_of
 
 
 def _heuristic_for(venv: Any) -> Any:
@@ -164,10 +183,15 @@ class BatchedCollector(SB3VecEnv):
         self.members: list[str] = []
         self._codes: dict[str, int] = {}
         self._is_self: list[bool] = []
+        #: per code, who decides: a snapshot's serial, or RANDOM / HEURISTIC
+        self._plays: list[int] = []
         #: per learner seat: the seats it plays, and the opposing sides in the draws' order
         n, lineups = self.num_players, bool(pool.lineups)
         self._teams = [tuple(self.spec.team_of(s)) if self.team_play else (s,) for s in range(n)]
         self._sides = [sides_from(game, n, s, self._teams[s], lineups) for s in range(n)]
+        self._side_of = _side_of_seats(self._teams, self._sides)
+        #: the pool's members as index tables, without and with ``self`` (``_member_table``)
+        self._tables: dict[bool, tuple[list[str], np.ndarray, np.ndarray | None]] = {}
         self.who = np.full((n_slots, self.num_players), LEARNER, np.int64)
         #: the snapshots that slots play now or the pool holds, by serial, and their actors
         self._policies: dict[int, NumpyPolicy] = {}
@@ -207,7 +231,15 @@ class BatchedCollector(SB3VecEnv):
             code = self._codes[member] = len(self.members)
             self.members.append(member)
             self._is_self.append(member.startswith(f"{SELF}:"))
+            self._plays.append(self._decider(member))
         return code
+
+    def _decider(self, member: str) -> int:
+        """Who decides for ``member``: its snapshot's serial, RANDOM or HEURISTIC (the only
+        other member ``_check_members`` lets in)."""
+        if member.startswith(f"{SELF}:"):
+            return int(member.split(":")[1])
+        return RANDOM if member == f"{self.game}/random" else HEURISTIC
 
     # ------------------------------------------------------------------ episodes
     def _draw(self, slots: np.ndarray) -> None:
@@ -217,84 +249,114 @@ class BatchedCollector(SB3VecEnv):
         the snapshot of each ``self`` member."""
         k = slots.size
         seats = self._rng.integers(self.num_players, size=k)
-        chosen = self._draw_members(k)
-        learner = self.learner
-        for seat in np.unique(seats).tolist():
-            rows = slots[seats == seat]
-            picked = chosen[seats == seat]
-            mine = self._teams[seat]
-            self.who[rows] = LEARNER
-            for index, side in enumerate(self._sides[seat]):
-                codes = np.array([self._code(m) for m in picked[:, index]], np.int64)
-                for s in side:
-                    if s not in mine:
-                        self.who[rows, s] = codes
-        who = self.who[slots]
-        learner.learner_mask[slots] = who == LEARNER
+        picked, names = self._draw_members(k)
+        codes = self._codes_of(picked, names, seats)
+        side = self._side_of[seats]
+        who = codes[np.arange(k)[:, None], np.maximum(side, 0)]
+        who[side < 0] = LEARNER
+        self.who[slots] = who
         paid = who == LEARNER
+        learner = self.learner
+        learner.learner_mask[slots] = paid
         if self.team_with_copies:
             paid |= np.asarray(self._is_self, np.bool_)[np.maximum(who, 0)] & (who != LEARNER)
         learner.reward_weights[slots] = paid / paid.sum(axis=1, keepdims=True)
 
-    def _draw_members(self, k: int) -> np.ndarray:
-        """``k`` rows of opponent members, one per opposing side (object array of names, the
-        ``self`` members resolved to ``self:<serial>``), drawn as ``OpponentPool`` does: a
-        whole lineup, or each side from the mix; before the first snapshot without ``self``."""
+    def _codes_of(self, picked: np.ndarray, names: list[str], seats: np.ndarray) -> np.ndarray:
+        """The member codes of ``picked`` (indices into ``names``; the learners in ``seats``).
+        A member drawn for the first time gets the next code in the order LearnerEnv's draws
+        would meet it: seat by seat (ascending), side by side, slot by slot. The opponents'
+        generator serves the members in the order of their codes, so this order is part of
+        what a seed reproduces."""
+        lookup = np.array([self._codes.get(name, -1) for name in names], np.int64)
+        codes = lookup[picked]
+        if codes.min() >= 0:
+            return codes
+        for seat in np.unique(seats).tolist():
+            rows = picked[seats == seat]
+            for index in range(rows.shape[1]):
+                for i in rows[:, index].tolist():
+                    if lookup[i] < 0:
+                        lookup[i] = self._code(names[i])
+        return lookup[picked]
+
+    def _draw_members(self, k: int) -> tuple[np.ndarray, list[str]]:
+        """``k`` rows of opponent members, one per opposing side, as indices into the list of
+        names returned with them (the ``self`` members resolved to ``self:<serial>``), drawn as
+        ``OpponentPool`` does: a whole lineup, or each side from the mix; before the first
+        snapshot without ``self``."""
         pool, rng = self.pool, self._rng
         serials = [s for s, _ in pool.snapshots]
-        sides = len(self._sides[0])
+        names, table, weights = self._member_table(bool(serials))
+        size = k if pool.lineups else (k, len(self._sides[0]))
+        picked = table[rng.choice(len(table), size=size, p=weights)]
+        if SELF not in names:
+            return picked, names
+        cells = picked == names.index(SELF)
+        count = int(cells.sum())
+        if count:
+            drawn = rng.integers(len(serials), size=count)
+            picked[cells] = len(names) + drawn
+            for index in np.unique(drawn).tolist():
+                self._use(*pool.snapshots[index])
+        return picked, names + [f"{SELF}:{serial}" for serial in serials]
+
+    def _member_table(self, with_self: bool) -> tuple[list[str], np.ndarray, np.ndarray | None]:
+        """What ``_draw_members`` draws from, ``(names, table, weights)``: ``table`` holds
+        indices into ``names``, a row per lineup (drawn with ``weights``), or without lineups
+        one index per mix member. Before the first snapshot (``with_self`` false) as
+        ``OpponentPool``: without the lineups or the mix member ``self``, or random where
+        nothing else is left. Built once per case: the pool's mix and lineups are fixed."""
+        cached = self._tables.get(with_self)
+        if cached is not None:
+            return cached
+        pool, random = self.pool, f"{self.game}/random"
         if pool.lineups:
-            table, weights = list(pool.lineups), pool.lineup_weights
-            if not serials:
-                keep = [i for i, lineup in enumerate(table) if SELF not in lineup]
+            rows, weights = list(pool.lineups), pool.lineup_weights
+            if not with_self:
+                keep = [i for i, lineup in enumerate(rows) if SELF not in lineup]
                 if keep:
-                    table, weights = [table[i] for i in keep], weights[keep] / weights[keep].sum()
+                    rows, weights = [rows[i] for i in keep], weights[keep] / weights[keep].sum()
                 else:
-                    random = f"{self.game}/random"
-                    table, weights = [tuple(random if m == SELF else m for m in table[0])], None
-            rows = np.empty((len(table), sides), dtype=object)
-            rows[:] = [list(lineup) for lineup in table]
-            chosen = rows[rng.choice(len(table), size=k, p=weights)]
+                    rows, weights = [tuple(random if m == SELF else m for m in rows[0])], None
+            names = list(dict.fromkeys(m for row in rows for m in row))
+            table = np.array([[names.index(m) for m in row] for row in rows], np.int64)
         else:
             names, weights = list(pool.names), pool.weights
-            if not serials and SELF in names:
+            if not with_self and SELF in names:
                 keep = [i for i, name in enumerate(names) if name != SELF]
                 if keep:
                     names, weights = [names[i] for i in keep], weights[keep] / weights[keep].sum()
                 else:
-                    names, weights = [f"{self.game}/random"], None
-            table = np.empty(len(names), dtype=object)
-            table[:] = names
-            chosen = table[rng.choice(len(names), size=(k, sides), p=weights)]
-        cells = chosen == SELF
-        if cells.any():
-            drawn = np.asarray(serials)[rng.integers(len(serials), size=int(cells.sum()))]
-            chosen[cells] = [f"{SELF}:{serial}" for serial in drawn.tolist()]
-            policies = dict(pool.snapshots)
-            for serial in np.unique(drawn).tolist():
-                self._use(serial, policies[serial])
-        return chosen
+                    names, weights = [random], None
+            table = np.arange(len(names), dtype=np.int64)
+        self._tables[with_self] = (names, table, weights)
+        return names, table, weights
 
     def _opponents(
         self, obs: np.ndarray, mask: np.ndarray, agent: np.ndarray, slots: np.ndarray
     ) -> np.ndarray:
-        """The opponents' moves in ``slots`` (for the seats ``agent``), one batch per member."""
+        """The opponents' moves in ``slots`` (for the seats ``agent``), one batch per member,
+        the members in the order of their codes (of the opponents' generator's draws)."""
         codes = self.who[slots, agent]
+        present = np.flatnonzero(np.bincount(codes))
+        if present.size == 1:  # one member moves in every row
+            return self._moves(int(present[0]), obs, mask, slots)
         actions = np.zeros(slots.size, np.int64)
-        rng = self._opp_rng
-        for code in np.unique(codes).tolist():
-            rows = codes == code
-            member = self.members[code]
-            if member.startswith(f"{SELF}:"):
-                actor = self._actors[int(member.split(":")[1])]
-                deterministic = self.pool.snapshot_deterministic
-                actions[rows] = policy_actions(actor, obs[rows], mask[rows], rng, deterministic)
-            elif member == f"{self.game}/random":
-                actions[rows] = random_legal(mask[rows], rng)
-            else:  # the heuristic: _check_members let nothing else in
-                seed = int(rng.integers(2**31))
-                actions[rows] = self._heuristic.act(slots[rows], seed)
+        for code in present.tolist():
+            rows = np.flatnonzero(codes == code)
+            actions[rows] = self._moves(code, obs[rows], mask[rows], slots[rows])
         return actions
+
+    def _moves(self, code: int, obs: np.ndarray, mask: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """Member ``code``'s moves in ``slots`` (``obs`` and ``mask``: their rows)."""
+        plays, rng = self._plays[code], self._opp_rng
+        if plays >= 0:
+            deterministic = self.pool.snapshot_deterministic
+            return policy_actions(self._actors[plays], obs, mask, rng, deterministic)
+        if plays == RANDOM:
+            return random_legal(mask, rng)
+        return self._heuristic.act(slots, int(rng.integers(2**31)))
 
     # ------------------------------------------------------------------ VecEnv
     def reset(self) -> np.ndarray:
@@ -310,17 +372,17 @@ class BatchedCollector(SB3VecEnv):
         obs, reward, dones, infos = super().step_wait()
         self._ep_return += reward
         self._ep_length += 1
-        for i in np.flatnonzero(dones).tolist():  # what SB3's Monitor reports, for the logs
-            infos[i]["episode"] = {
-                "r": float(self._ep_return[i]),
-                "l": int(self._ep_length[i]),
-                "t": round(time.perf_counter() - self._t0, 6),
-            }
-        self._ep_return[dones] = 0.0
-        self._ep_length[dones] = 0
+        ended = np.flatnonzero(dones)
+        if ended.size:  # what SB3's Monitor reports, for the logs
+            t = round(time.perf_counter() - self._t0, 6)
+            returns, lengths = self._ep_return[ended].tolist(), self._ep_length[ended].tolist()
+            for i, r, length in zip(ended.tolist(), returns, lengths, strict=True):
+                infos[i]["episode"] = {"r": r, "l": length, "t": t}
+            self._ep_return[ended] = 0.0
+            self._ep_length[ended] = 0
         timing = self.timing
         timing["steps"] += self.num_envs
-        timing["episodes"] += int(dones.sum())
+        timing["episodes"] += ended.size
         timing["total"] += time.perf_counter() - start
         return obs, reward, dones, infos
 
@@ -347,12 +409,8 @@ class BatchedCollector(SB3VecEnv):
         """Add a frozen copy of the learner to the pool; forget snapshots nobody plays now."""
         serial = self.pool.add_snapshot(arrays)
         self._use(serial, self.pool.snapshots[-1][1])
-        used = {
-            int(self.members[c].split(":")[1])
-            for c in np.unique(self.who)
-            if c >= 0 and self.members[c].startswith(f"{SELF}:")
-        }
-        kept = used | {s for s, _ in self.pool.snapshots}
+        playing = {self._plays[c] for c in np.unique(self.who).tolist() if c >= 0}
+        kept = {p for p in playing if p >= 0} | {s for s, _ in self.pool.snapshots}
         self._policies = {s: p for s, p in self._policies.items() if s in kept}
         self._actors = {s: a for s, a in self._actors.items() if s in kept}
         return serial
@@ -442,6 +500,7 @@ class BatchedCollector(SB3VecEnv):
             self.members = [str(m) for m in data["members"]]
             self._codes = {m: i for i, m in enumerate(self.members)}
             self._is_self = [m.startswith(f"{SELF}:") for m in self.members]
+            self._plays = [self._decider(m) for m in self.members]
             self.who[...] = who
             self._ep_return[...] = mine["ep_return"]
             self._ep_length[...] = mine["ep_length"]

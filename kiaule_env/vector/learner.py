@@ -216,33 +216,59 @@ class SingleLearner(GymVectorEnv):
         """Opponents move where they are to act until the learner is to act everywhere;
         rewards go to ``reward`` (to ``_carry`` in slots whose episode already ended)."""
         final = final.copy()
+        timing = self.timing
         while True:
-            waiting = ~self.learner_mask[self._all, info["agent"]]
-            if not waiting.any():
-                break
+            agent = info["agent"]
+            waiting = ~self.learner_mask[self._all, agent]
             slots = np.flatnonzero(waiting)
+            if not slots.size:
+                break
             moves = np.zeros(self.num_envs, np.int64)
             start = time.perf_counter()
             moves[slots] = self.opponent(
-                obs["observation"][slots], obs["action_mask"][slots], info["agent"][slots], slots
+                obs["observation"][slots], obs["action_mask"][slots], agent[slots], slots
             )
             middle = time.perf_counter()
             obs, rewards, term, trunc, info = self.venv.step(moves, active=waiting)
-            self.timing["opponents"] += middle - start
-            self.timing["env"] += time.perf_counter() - middle
-            gained = self._learner(rewards)
-            done = terminated | truncated
-            reward += np.where(done, 0.0, gained).astype(np.float32)
-            self._carry += np.where(done, gained, 0.0).astype(np.float32)
-            ended = term | trunc
-            fresh = ended & ~done
-            final[fresh] = info["final_result"][fresh]
-            terminated |= term & ~done
-            truncated |= trunc & ~done
-            # an episode that opponents end again in the same call: its rewards are the carry's
-            self._carry[ended & done] = 0.0
-            self._started(np.flatnonzero(ended))
+            timing["opponents"] += middle - start
+            timing["env"] += time.perf_counter() - middle
+            self._collect(rewards, term, trunc, info, reward, terminated, truncated, final)
         return obs, {**info, "final_result": final}
+
+    def _collect(
+        self,
+        rewards: np.ndarray,
+        term: np.ndarray,
+        trunc: np.ndarray,
+        info: dict[str, Any],
+        reward: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+        final: np.ndarray,
+    ) -> None:
+        """Count an opponents' step into the learner's step (``reward``, ``terminated``,
+        ``truncated``, ``final`` are updated in place): what the learner gained goes to
+        ``reward``, or to ``_carry`` in slots whose learner episode already ended; episodes
+        the step ended are the learner's where its own had not ended yet. The float sums are
+        those of the plain form, ``reward += where(done, 0, gained)``: adding 0.0 to a sum
+        that is never -0.0 changes no bit, so the branches only skip it."""
+        gained = self._learner(rewards)
+        done = terminated | truncated
+        if done.any():
+            reward += np.where(done, 0.0, gained)
+            self._carry += np.where(done, gained, 0.0)
+        else:
+            reward += gained
+        ended = term | trunc
+        if not ended.any():
+            return
+        fresh = ended & ~done
+        final[fresh] = info["final_result"][fresh]
+        terminated |= term & ~done
+        truncated |= trunc & ~done
+        # an episode that opponents end again in the same call: its rewards are the carry's
+        self._carry[ended & done] = 0.0
+        self._started(np.flatnonzero(ended))
 
 
 def _copy(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

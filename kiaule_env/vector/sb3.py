@@ -69,9 +69,13 @@ class SB3VecEnv(VecEnv):
         obs, reward, terminated, truncated, info = self.learner.step(actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(dones):
-            infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            infos[i]["final_result"] = info["final_result"][i]
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            cut = (truncated & ~terminated)[ended].tolist()
+            results = info["final_result"][ended].tolist()
+            for i, limit, result in zip(ended.tolist(), cut, results, strict=True):
+                infos[i]["TimeLimit.truncated"] = limit
+                infos[i]["final_result"] = result
         return obs["observation"], reward, dones, infos
 
     def action_masks(self) -> np.ndarray:

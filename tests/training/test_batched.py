@@ -87,6 +87,92 @@ def test_lineups_are_seated_clockwise_from_the_learners_left_with_the_copies_rew
     assert (plain.learner.reward_weights.max(axis=1) == 1.0).all()
 
 
+def _per_seat_draw(env: BatchedCollector, slots: np.ndarray) -> None:
+    """The draw as a loop over the learner's seats and the members' names, slot by slot:
+    the generator calls of ``OpponentPool`` (seats, then lineups or mix members, then the
+    snapshots), a code for each member the first time the loop meets it."""
+    pool, rng, k = env.pool, env._rng, slots.size
+    seats = rng.integers(env.num_players, size=k)
+    serials = [serial for serial, _ in pool.snapshots]
+    random = f"{env.game}/random"
+    if pool.lineups:
+        table, weights = list(pool.lineups), pool.lineup_weights
+        if not serials:
+            keep = [i for i, lineup in enumerate(table) if "self" not in lineup]
+            if keep:
+                table, weights = [table[i] for i in keep], weights[keep] / weights[keep].sum()
+            else:
+                table, weights = [tuple(random if m == "self" else m for m in table[0])], None
+        drawn = rng.choice(len(table), size=k, p=weights)
+        chosen = [list(table[i]) for i in drawn.tolist()]
+    else:
+        names, weights = list(pool.names), pool.weights
+        if not serials and "self" in names:
+            keep = [i for i, name in enumerate(names) if name != "self"]
+            if keep:
+                names, weights = [names[i] for i in keep], weights[keep] / weights[keep].sum()
+            else:
+                names, weights = [random], None
+        drawn = rng.choice(len(names), size=(k, len(env._sides[0])), p=weights)
+        chosen = [[names[i] for i in row] for row in drawn.tolist()]
+    cells = [(r, c) for r, row in enumerate(chosen) for c, m in enumerate(row) if m == "self"]
+    if cells:
+        picks = rng.integers(len(serials), size=len(cells)).tolist()
+        for (r, c), pick in zip(cells, picks, strict=True):
+            chosen[r][c] = f"self:{serials[pick]}"
+            env._use(*pool.snapshots[pick])
+    for seat in sorted(set(seats.tolist())):
+        rows = [r for r in range(k) if seats[r] == seat]
+        env.who[slots[rows]] = LEARNER
+        for index, side in enumerate(env._sides[seat]):
+            codes = [env._code(chosen[r][index]) for r in rows]
+            for s in side:
+                if s not in env._teams[seat]:
+                    env.who[slots[rows], s] = codes
+    who = env.who[slots]
+    paid = who == LEARNER
+    env.learner.learner_mask[slots] = paid
+    if env.team_with_copies:
+        paid |= np.asarray(env._is_self)[np.maximum(who, 0)] & (who != LEARNER)
+    env.learner.reward_weights[slots] = paid / paid.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("game", "mix", "lineups", "kwargs"),
+    [
+        (
+            "pig",
+            None,
+            {"heuristic self random": 1, "self self heuristic": 2},
+            {"team_with_copies": True},
+        ),
+        ("pig", {"random": 1, "self": 2, "heuristic": 1}, None, {}),
+        ("kozel", {"random": 1, "self": 1, "heuristic": 1}, None, {"team_play": False}),
+    ],
+)
+def test_the_draws_are_the_per_seat_loops(game, mix, lineups, kwargs):
+    """The vectorised draw of new episodes gives what a loop over seats and names gives with
+    the same generator: the same seats, members, member codes (the order the opponents'
+    generator serves them in), learner seats and reward weights, so the same games, while
+    snapshots arrive and leave (a Kozel learner alone: its partner is an opponent)."""
+    envs = [collector(game, mix, lineups, slots=24, **kwargs) for _ in range(2)]
+    envs[1].learner.on_episodes = lambda slots: _per_seat_draw(envs[1], slots)
+    obs_size, actions = envs[0].observation_space.shape[0], envs[0].action_space.n
+    observed = [env.reset() for env in envs]
+    for step in range(60):
+        if step % 15 == 5:
+            for env in envs:
+                env.add_snapshot(tiny_policy(obs_size, actions, seed=step).to_arrays())
+        assert np.array_equal(observed[0], observed[1])
+        assert envs[0].members == envs[1].members
+        assert np.array_equal(envs[0].who, envs[1].who)
+        for name in ("learner_mask", "reward_weights"):
+            assert np.array_equal(getattr(envs[0].learner, name), getattr(envs[1].learner, name))
+        moves = _random_actions(envs[0])
+        observed = [env.step(moves)[0] for env in envs]
+    assert len([m for m in envs[0].members if m.startswith("self:")]) >= 3
+
+
 def test_rewards_are_the_learners_seat_and_episodes_end_with_it():
     """Kiauliaganys (G12): each finished episode's return is the learner's seat's: -1 if it
     is the swineherd, +1/3 if another is, 0 with no loser."""

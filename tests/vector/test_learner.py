@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+import kiaule_env
 from kiaule_env import vector
 from tests.vector import fake
 
@@ -196,6 +199,80 @@ def test_single_learner_per_slot_seats_from_the_episode_hook(monkeypatch) -> Non
     assert env.timing["env"] > 0 and env.timing["opponents"] > 0
     with pytest.raises(ValueError, match="on_episodes must be callable"):
         vector.SingleLearner(venv, [0], vector.random_opponent(2), on_episodes=3)
+
+
+class _PlainSums(vector.SingleLearner):
+    """An opponents' step counted in the plain form: a ``where`` and a sum in every slot."""
+
+    def _collect(self, rewards, term, trunc, info, reward, terminated, truncated, final) -> None:
+        gained = self._learner(rewards)
+        done = terminated | truncated
+        reward += np.where(done, 0.0, gained).astype(np.float32)
+        self._carry += np.where(done, gained, 0.0).astype(np.float32)
+        ended = term | trunc
+        fresh = ended & ~done
+        final[fresh] = info["final_result"][fresh]
+        terminated |= term & ~done
+        truncated |= trunc & ~done
+        self._carry[ended & done] = 0.0
+        self._started(np.flatnonzero(ended))
+
+
+class Paying(fake.PythonVector):
+    """High card that also pays every seat 0.1 × (seat + 1) for every move (rewards within
+    an episode, before the learner's first move)."""
+
+    def step(self, actions: np.ndarray, rewards: np.ndarray, terminated: np.ndarray) -> None:
+        super().step(actions, rewards, terminated)
+        rewards[actions >= 0] += 0.1 * np.arange(1, self.num_players + 1, dtype=np.float32)
+
+
+def _weighted_run(cls: type, game: str, options: dict, steps: int) -> list[bytes]:
+    """Every call's reward, ends, results and carry of ``cls`` on ``game``. Each episode
+    redraws the learner's seat, or gives it none (its episode passes between two of its
+    moves); two seats share its reward 0.3 / 0.7 (float32 sums that round)."""
+    venv = vector.make(game, num_envs=16, seed=2, **options)
+    draws = np.random.default_rng(7)
+    n = venv.num_players
+
+    def redraw(slots: np.ndarray) -> None:
+        seats = draws.integers(n, size=slots.size)
+        env.learner_mask[slots] = False
+        plays = draws.random(slots.size) < 0.75
+        env.learner_mask[slots[plays], seats[plays]] = True
+        env.reward_weights[slots] = 0.0
+        env.reward_weights[slots, seats] = 0.3
+        env.reward_weights[slots, (seats + 1) % n] = 0.7
+
+    env = cls(venv, [0], vector.random_opponent(3), on_episodes=redraw)
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    seen = []
+    for _ in range(steps):
+        obs, reward, term, trunc, info = env.step(vector.random_legal(obs["action_mask"], rng))
+        results = repr(info["final_result"].tolist()).encode()
+        seen.append(reward.tobytes() + term.tobytes() + trunc.tobytes() + results)
+        seen.append(env._carry.tobytes())
+    return seen
+
+
+@pytest.mark.parametrize(("game", "options"), [("paying", {}), ("pig", {"game": "full"})])
+def test_opponents_steps_count_as_the_plain_sums_bit_for_bit(monkeypatch, game, options):
+    """The single-learner view skips the additions of 0.0 that change nothing: its rewards,
+    ends, results and carried rewards are, bit for bit, those of the plain form (High card
+    paying every move: rewards carried into the learner's next move, episodes that start
+    and end between two; Pig's full game, P5: rounds paid while the learner's seat has
+    left)."""
+    if game == "paying":
+        game = "highcard"
+        patched = replace(kiaule_env.GAMES[game], vector="tests.vector.test_learner:Paying")
+        monkeypatch.setitem(kiaule_env.GAMES, game, patched)
+    else:
+        pytest.importorskip("numba")
+    fast = _weighted_run(vector.SingleLearner, game, options, 60)
+    assert fast == _weighted_run(_PlainSums, game, options, 60)
+    carried = [np.frombuffer(c, np.float32) for c in fast[1::2]]
+    assert game == "pig" or any(c.any() for c in carried)
 
 
 @pytest.mark.parametrize(
