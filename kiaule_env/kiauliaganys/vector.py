@@ -38,6 +38,8 @@ from dataclasses import fields
 from typing import Any
 
 import numpy as np
+from numba import carray, types
+from numba.extending import intrinsic
 
 from kiaule_env.kiauliaganys import compiled as C
 from kiaule_env.kiauliaganys import rules, vector_history, vector_layout, vector_observation
@@ -87,6 +89,28 @@ START_RECORDS = 8
 #: numba kernels whose cache also goes stale with the twin, the generator, the rules, the row
 #: layout, the G10a pool or the observation (whose kernels the steps call)
 _kernel = kernel_decorator(C, rng, rules, vector_layout, vector_history, vector_observation)
+
+
+# ---------------------------------------------------------------------------------- rows
+@intrinsic
+def _address(typingctx: Any, array: Any, offset: Any) -> Any:
+    """A pointer to the element ``offset`` of the C-contiguous ``array`` read flat."""
+    signature = types.CPointer(array.dtype)(array, offset)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        return builder.gep(data, [args[1]])
+
+    return signature, codegen
+
+
+@_kernel
+def _row(array: np.ndarray, i: int, start: int, size: int) -> np.ndarray:
+    """``array[i, start:start + size]`` of a C-contiguous 2-D ``array``, as a view that holds
+    no reference to it: numba counts a slice's references to its array with atomic operations,
+    which took about a tenth of a step with a few views per slot. The kernels use these views
+    only while ``array``, their own argument, is alive."""
+    return carray(_address(array, i * array.shape[1] + start), (size,))
 
 
 # ---------------------------------------------------------------------------------- moves
@@ -239,18 +263,22 @@ def _reset_rows(
     middle of a deal): each generator seeded as ``seeding.np_random(seed)``, the first deal
     shuffled from it (``Engine.new_episode``), dealt by the last seat (RULES §0)."""
     buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
+    words = state.shape[1] - EXTRA_WORDS
     for k in range(slots.shape[0]):
         i = slots[k]
-        x = state[i, :EXTRA_WORDS]
-        s = state[i, EXTRA_WORDS:]
+        x = _row(state, i, 0, EXTRA_WORDS)
+        s = _row(state, i, EXTRA_WORDS, words)
         _drop_history(s, x, records, index, free)
         rng.seed(x, X_RNG, seeds[k])
         for t in range(C.MAX_SEATS):
             x[X_YEARS + t] = 0
         x[X_DEALS] = 0
         _deal(s, x, s[C.N] - 1, buf)
-        _clear_obs(x, obs[i])
-        agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf, -1)
+        view = _row(obs, i, 0, obs.shape[1])
+        _clear_obs(x, view)
+        agent[i] = _write_slot(
+            s, x, view, _row(mask, i, 0, mask.shape[1]), f, offsets, chances, buf, -1
+        )
 
 
 @_kernel
@@ -285,6 +313,7 @@ def _step_rows(
     n = state.shape[0]
     counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
     funds = np.empty(n, dtype=np.int64)  # the fund's cards after the move
+    words = state.shape[1] - EXTRA_WORDS
     for i in range(n):
         counted[i] = -1
         if actions[i] < 0:  # a slot that waits (``partial_steps``)
@@ -292,8 +321,8 @@ def _step_rows(
                 rewards[i, t] = 0.0
             terminated[i] = False
             continue
-        x = state[i, :EXTRA_WORDS]
-        s = state[i, EXTRA_WORDS:]
+        x = _row(state, i, 0, EXTRA_WORDS)
+        s = _row(state, i, EXTRA_WORDS, words)
         for t in range(players):
             deltas[t] = 0.0
         action[0] = actions[i]
@@ -307,14 +336,14 @@ def _step_rows(
             counted[i] = _turn_start_key(s, x, i, records, index, free)
     for i in range(n):
         if counted[i] >= 0:
-            x = state[i, :EXTRA_WORDS]
-            s = state[i, EXTRA_WORDS:]
+            x = _row(state, i, 0, EXTRA_WORDS)
+            s = _row(state, i, EXTRA_WORDS, words)
             counted[i] = _count_position(s, x, i, records, index, free, counted[i])
     for i in range(n):
         if actions[i] < 0:
             continue
-        x = state[i, :EXTRA_WORDS]
-        s = state[i, EXTRA_WORDS:]
+        x = _row(state, i, 0, EXTRA_WORDS)
+        s = _row(state, i, EXTRA_WORDS, words)
         if counted[i] > 0:  # the twin's G10a count and end (the move itself ended nothing)
             for t in range(players):
                 deltas[t] = 0.0
@@ -328,7 +357,8 @@ def _step_rows(
             funds[i] = -1  # a match's next deal: its fund is read
         terminated[i] = done
         if not done:
-            agent[i] = _write_slot(s, x, obs[i], mask[i], f, offsets, chances, buf, funds[i])
+            view, actions_mask = _row(obs, i, 0, obs.shape[1]), _row(mask, i, 0, mask.shape[1])
+            agent[i] = _write_slot(s, x, view, actions_mask, f, offsets, chances, buf, funds[i])
 
 
 # ---------------------------------------------------------------------------------- Python side
