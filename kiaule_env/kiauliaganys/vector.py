@@ -79,7 +79,12 @@ from kiaule_env.kiauliaganys.vector_layout import R_TALLY as R_TALLY
 from kiaule_env.kiauliaganys.vector_layout import X_SHOWN_HAND as X_SHOWN_HAND
 from kiaule_env.kiauliaganys.vector_layout import X_SHOWN_TOP as X_SHOWN_TOP
 from kiaule_env.kiauliaganys.vector_layout import X_SHOWN_UP as X_SHOWN_UP
-from kiaule_env.kiauliaganys.vector_observation import _chance_table, _clear_obs, _write_slot
+from kiaule_env.kiauliaganys.vector_observation import (
+    _chance_table,
+    _clear_obs,
+    _suit_of,
+    _write_slot,
+)
 from kiaule_env.vector import rng
 from kiaule_env.vector.kernels import kernel_decorator
 
@@ -123,7 +128,7 @@ def _forget(s: np.ndarray, x: np.ndarray, seat: int, card: int) -> None:
     if x[X_FACE_UP + seat] & bit:
         x[X_FACE_UP + seat] &= ~bit
         return
-    suit = s[C.SUIT + card]
+    suit = _suit_of(s, card)
     if suit < 0:
         return
     for t in range(4):
@@ -277,7 +282,7 @@ def _reset_rows(
         view = _row(obs, i, 0, obs.shape[1])
         _clear_obs(x, view)
         agent[i] = _write_slot(
-            s, x, view, _row(mask, i, 0, mask.shape[1]), f, offsets, chances, buf, -1
+            s, x, view, _row(mask, i, 0, mask.shape[1]), f, offsets, chances, buf, -1, -1
         )
 
 
@@ -313,6 +318,7 @@ def _step_rows(
     n = state.shape[0]
     counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
     funds = np.empty(n, dtype=np.int64)  # the fund's cards after the move
+    tops = np.empty(n, dtype=np.int64)  # the fund's top card after it (-1: none)
     words = state.shape[1] - EXTRA_WORDS
     for i in range(n):
         counted[i] = -1
@@ -328,6 +334,8 @@ def _step_rows(
         action[0] = actions[i]
         turns = s[C.TURNS]
         funds[i] = _apply(s, x, action, deltas)
+        length = s[C.FUND_LEN]
+        tops[i] = s[C.FUND + length - 1] if length else -1  # in the cache after the move
         for t in range(players):
             rewards[i, t] = deltas[t]
         # G10a: a turn ended and the deal goes on (the twin's own count, which its arrays
@@ -358,7 +366,9 @@ def _step_rows(
         terminated[i] = done
         if not done:
             view, actions_mask = _row(obs, i, 0, obs.shape[1]), _row(mask, i, 0, mask.shape[1])
-            agent[i] = _write_slot(s, x, view, actions_mask, f, offsets, chances, buf, funds[i])
+            agent[i] = _write_slot(
+                s, x, view, actions_mask, f, offsets, chances, buf, funds[i], tops[i]
+            )
 
 
 # ---------------------------------------------------------------------------------- Python side
@@ -548,6 +558,7 @@ class KiauliaganysVector:
             self._offsets,
             self._chances,
             buf,
+            -1,
             -1,
         )
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from kiaule_env.kiauliaganys import compiled as C
 from kiaule_env.kiauliaganys import rules, vector_layout
-from kiaule_env.kiauliaganys.rules import DRAG, OVER
+from kiaule_env.kiauliaganys.rules import ANY, DRAG, OVER
 from kiaule_env.kiauliaganys.vector_layout import (
     X_FACE_UP,
     X_NOT_SUIT,
@@ -65,6 +65,18 @@ def _spread(obs: np.ndarray, base: int, mask: int, d: int) -> None:
     (for a slice where most bits change, such as the hand when the seat to act changes)."""
     for p in range(d):
         obs[base + p] = (mask >> p) & 1
+
+
+@_kernel
+def _suit_of(s: np.ndarray, card: int) -> int:
+    """The suit of a deck position (-1: a joker), the twin's ``SUIT`` table's, read from the
+    header's ``SUIT_MASK`` words instead (in the cache with the rest of the header, where the
+    table's words are a cache miss of their own)."""
+    bit = 1 << card
+    for t in range(4):
+        if s[C.SUIT_MASK + t] & bit:
+            return t
+    return -1
 
 
 @_kernel
@@ -200,12 +212,13 @@ def _write_obs(
     chances: np.ndarray,
     buf: np.ndarray,
     fund: int,
+    top: int,
 ) -> None:
     """The observation of the seat to act (``encoding.ObservationEncoder``; zeros once over),
     written over the previous one: the bit slices (hand, fund, face-up cards) only where their
     cards changed, every other entry in full. ``offsets``/``chances``: :func:`_chance_table`,
-    ``buf``: scratch; ``fund``: the fund's cards when the caller knows them (the step: the
-    cards shown before and the move's one card), else -1 (read from the fund)."""
+    ``buf``: scratch; ``fund`` and ``top``: the fund's cards and its top card (-1: empty) when
+    the caller knows them (the step, from the move), else ``fund`` -1 (read from the row)."""
     if s[C.PHASE] == OVER:
         _clear_obs(x, obs)
         return
@@ -222,9 +235,9 @@ def _write_obs(
         fund = 0
         for i in range(length):
             fund |= 1 << s[C.FUND + i]
+        top = s[C.FUND + length - 1] if length else -1
     _flip(obs, 2 * d, x[X_SHOWN_FUND], fund)
     x[X_SHOWN_FUND] = fund
-    top = s[C.FUND + length - 1] if length else -1
     if top != x[X_SHOWN_TOP]:
         if x[X_SHOWN_TOP] >= 0:
             obs[d + x[X_SHOWN_TOP]] = 0.0
@@ -233,10 +246,10 @@ def _write_obs(
         x[X_SHOWN_TOP] = top
     seen = hand | fund
     base = 3 * d
-    req = C._required(s)
+    req = ANY if top < 0 else s[C.NAMED] if top >= s[C.NSUITED] else _suit_of(s, top)  # G3
     for k in range(8):
         obs[base + k] = 0.0
-    obs[base + (4 if req < 0 else req)] = 1.0  # G3
+    obs[base + (4 if req < 0 else req)] = 1.0
     obs[base + 5 + (1 if s[C.PHASE] == DRAG else 0)] = 1.0
     obs[base + 7] = 1.0 if s[C.LAST_TURN] else 0.0  # G8
     obs[base + 8] = s[C.FD_LEN] * scale
@@ -274,10 +287,11 @@ def _write_slot(
     chances: np.ndarray,
     buf: np.ndarray,
     fund: int,
+    top: int,
 ) -> int:
-    """Writes the slot's observation and mask (``fund``: :func:`_write_obs`'s); returns the
-    seat to act (-1 once over)."""
-    _write_obs(s, x, obs, f, offsets, chances, buf, fund)
+    """Writes the slot's observation and mask (``fund``, ``top``: :func:`_write_obs`'s);
+    returns the seat to act (-1 once over)."""
+    _write_obs(s, x, obs, f, offsets, chances, buf, fund, top)
     mask[:] = 0
     if s[C.PHASE] == OVER:
         return -1
