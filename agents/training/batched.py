@@ -38,7 +38,7 @@ resumed run continues exactly.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -49,6 +49,8 @@ from kiaule_env.core.layout import ObservationLayout
 from kiaule_env.vector import SingleLearner, random_legal
 from kiaule_env.vector import make as make_vector
 from kiaule_env.vector.base import attribute_state, set_attribute_state
+from kiaule_env.vector.kernels import kernel_decorator
+from kiaule_env.vector.opponents import CompiledPolicy
 from kiaule_env.vector.sb3 import SB3VecEnv
 
 #: the format of :meth:`BatchedCollector.get_state`'s data
@@ -134,6 +136,63 @@ def _side_of_seats(teams: list[tuple[int, ...]], sides: list[list[list[int]]]) -
     return side_of
 
 
+@kernel_decorator()
+def _seat_kernel(slots, seats, codes, side_of, copies, who, mine, weights) -> None:
+    """Rows ``slots[j]`` of ``who``, ``mine`` (the learner's seats) and ``weights`` (each
+    seat's share of its reward) for a learner at ``seats[j]`` and the member codes
+    ``codes[j]``, one per opposing side (``side_of``). The learner's seats are paid, and with
+    ``copies[code]`` (``team_with_copies``) a snapshot's seats too, each ``1 / paid``: the
+    float64 quotient stored as float32, as numpy's ``paid / paid.sum()`` is."""
+    n = side_of.shape[1]
+    for j in range(slots.shape[0]):
+        i, seat, paid = slots[j], seats[j], 0
+        for s in range(n):
+            side = side_of[seat, s]
+            code = LEARNER if side < 0 else codes[j, side]
+            who[i, s] = code
+            mine[i, s] = code == LEARNER
+            paid += code == LEARNER or copies[code]
+        for s in range(n):
+            code = who[i, s]
+            weights[i, s] = 1.0 / paid if code == LEARNER or copies[code] else 0.0
+
+
+class _Members(NamedTuple):
+    """The pool's members as ``BatchedCollector._draw_members`` draws them."""
+
+    #: the member names (``self`` for a snapshot still to draw)
+    names: list[str]
+    #: indices into ``names``: a row per lineup (opposing sides clockwise from the learner's
+    #: left), or one per mix member
+    table: np.ndarray
+    #: the rows' weights as normalised cumulative sums (None: uniform)
+    cdf: np.ndarray | None
+    #: the index of ``self`` in ``names``, -1 if absent
+    self_index: int
+
+
+def _cdf(weights: np.ndarray | None) -> np.ndarray | None:
+    """The normalised cumulative sums of ``weights`` as ``rng.choice`` computes them from its
+    ``p`` (float64 ``cumsum``, divided by the last), or None for None (uniform)."""
+    if weights is None:
+        return None
+    cdf = np.asarray(weights, dtype=np.float64).cumsum()
+    cdf /= cdf[-1]
+    return cdf
+
+
+def _weighted_draw(
+    rng: np.random.Generator, cdf: np.ndarray | None, n: int, size: int | tuple[int, int]
+) -> np.ndarray:
+    """Indices in ``[0, n)``, drawn with the weights whose normalised cumulative sums are
+    ``cdf`` (uniformly where it is None): numpy's ``rng.choice(n, size, p=weights)``, the same
+    generator calls and values (inverse-CDF sampling: ``searchsorted`` of ``rng.random`` in
+    the cumulative weights over their total), without its checks of the weights on every call."""
+    if cdf is None:
+        return rng.integers(n, size=size)
+    return cdf.searchsorted(rng.random(size), side="right")
+
+
 def _heuristic_for(venv: Any) -> Any:
     """The game's compiled heuristic (``BatchedPolicy``), or None where it has none."""
     try:
@@ -191,7 +250,7 @@ class BatchedCollector(SB3VecEnv):
         self._sides = [sides_from(game, n, s, self._teams[s], lineups) for s in range(n)]
         self._side_of = _side_of_seats(self._teams, self._sides)
         #: the pool's members as index tables, without and with ``self`` (``_member_table``)
-        self._tables: dict[bool, tuple[list[str], np.ndarray, np.ndarray | None]] = {}
+        self._tables: dict[bool, _Members] = {}
         self.who = np.full((n_slots, self.num_players), LEARNER, np.int64)
         #: the snapshots that slots play now or the pool holds, by serial, and their actors
         self._policies: dict[int, NumpyPolicy] = {}
@@ -251,16 +310,18 @@ class BatchedCollector(SB3VecEnv):
         seats = self._rng.integers(self.num_players, size=k)
         picked, names = self._draw_members(k)
         codes = self._codes_of(picked, names, seats)
-        side = self._side_of[seats]
-        who = codes[np.arange(k)[:, None], np.maximum(side, 0)]
-        who[side < 0] = LEARNER
-        self.who[slots] = who
-        paid = who == LEARNER
+        copies = np.array(self._is_self, np.bool_) & self.team_with_copies
         learner = self.learner
-        learner.learner_mask[slots] = paid
-        if self.team_with_copies:
-            paid |= np.asarray(self._is_self, np.bool_)[np.maximum(who, 0)] & (who != LEARNER)
-        learner.reward_weights[slots] = paid / paid.sum(axis=1, keepdims=True)
+        _seat_kernel(
+            slots,
+            seats,
+            codes,
+            self._side_of,
+            copies,
+            self.who,
+            learner.learner_mask,
+            learner.reward_weights,
+        )
 
     def _codes_of(self, picked: np.ndarray, names: list[str], seats: np.ndarray) -> np.ndarray:
         """The member codes of ``picked`` (indices into ``names``; the learners in ``seats``).
@@ -287,26 +348,25 @@ class BatchedCollector(SB3VecEnv):
         snapshot without ``self``."""
         pool, rng = self.pool, self._rng
         serials = [s for s, _ in pool.snapshots]
-        names, table, weights = self._member_table(bool(serials))
+        members = self._member_table(bool(serials))
         size = k if pool.lineups else (k, len(self._sides[0]))
-        picked = table[rng.choice(len(table), size=size, p=weights)]
-        if SELF not in names:
-            return picked, names
-        cells = picked == names.index(SELF)
+        picked = members.table[_weighted_draw(rng, members.cdf, len(members.table), size)]
+        if members.self_index < 0:
+            return picked, members.names
+        cells = picked == members.self_index
         count = int(cells.sum())
         if count:
             drawn = rng.integers(len(serials), size=count)
-            picked[cells] = len(names) + drawn
-            for index in np.unique(drawn).tolist():
+            picked[cells] = len(members.names) + drawn
+            for index in sorted(set(drawn.tolist())):
                 self._use(*pool.snapshots[index])
-        return picked, names + [f"{SELF}:{serial}" for serial in serials]
+        return picked, members.names + [f"{SELF}:{serial}" for serial in serials]
 
-    def _member_table(self, with_self: bool) -> tuple[list[str], np.ndarray, np.ndarray | None]:
-        """What ``_draw_members`` draws from, ``(names, table, weights)``: ``table`` holds
-        indices into ``names``, a row per lineup (drawn with ``weights``), or without lineups
-        one index per mix member. Before the first snapshot (``with_self`` false) as
-        ``OpponentPool``: without the lineups or the mix member ``self``, or random where
-        nothing else is left. Built once per case: the pool's mix and lineups are fixed."""
+    def _member_table(self, with_self: bool) -> _Members:
+        """What ``_draw_members`` draws from: a row per lineup, or without lineups one per
+        mix member. Before the first snapshot (``with_self`` false) as ``OpponentPool``:
+        without the lineups or the mix member ``self``, or random where nothing else is left.
+        Built once per case: the pool's mix and lineups are fixed."""
         cached = self._tables.get(with_self)
         if cached is not None:
             return cached
@@ -330,8 +390,9 @@ class BatchedCollector(SB3VecEnv):
                 else:
                     names, weights = [random], None
             table = np.arange(len(names), dtype=np.int64)
-        self._tables[with_self] = (names, table, weights)
-        return names, table, weights
+        self_index = names.index(SELF) if SELF in names else -1
+        members = self._tables[with_self] = _Members(names, table, _cdf(weights), self_index)
+        return members
 
     def _opponents(
         self, obs: np.ndarray, mask: np.ndarray, agent: np.ndarray, slots: np.ndarray
@@ -356,7 +417,17 @@ class BatchedCollector(SB3VecEnv):
             return policy_actions(self._actors[plays], obs, mask, rng, deterministic)
         if plays == RANDOM:
             return random_legal(mask, rng)
-        return self._heuristic.act(slots, int(rng.integers(2**31)))
+        return self._heuristic_moves(slots, int(rng.integers(2**31)))
+
+    def _heuristic_moves(self, slots: np.ndarray, seed: int) -> np.ndarray:
+        """The compiled heuristic's moves in ``slots``: its kernel (``CompiledPolicy``'s
+        ``_decide``) without ``act``'s argument checks, which cannot fail here (the batch's own
+        slots, each with a seat to act; a seed below 2**31) and cost as much as the kernel."""
+        if not isinstance(self._heuristic, CompiledPolicy):
+            return self._heuristic.act(slots, seed)
+        out = np.empty(slots.size, np.int64)
+        self._heuristic._decide(slots, seed, out)
+        return out
 
     # ------------------------------------------------------------------ VecEnv
     def reset(self) -> np.ndarray:

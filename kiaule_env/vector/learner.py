@@ -52,6 +52,7 @@ from gymnasium.vector.utils import batch_space
 
 from kiaule_env.core.options import is_integer
 from kiaule_env.vector.base import VectorEnv
+from kiaule_env.vector.kernels import kernel_decorator
 
 #: ``opponent(obs, mask, agent, slots) -> actions``: rows of the slots where an opponent acts
 Opponent = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -122,6 +123,9 @@ class SingleLearner(GymVectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._carry = np.zeros(self.num_envs, np.float32)
         self._all = np.arange(self.num_envs, dtype=np.int64)
+        #: scratch of ``_collect``: the episodes an opponents' step ended, and the learner's
+        self._ended = np.zeros(self.num_envs, np.bool_)
+        self._fresh = np.zeros(self.num_envs, np.bool_)
         self._info: dict[str, Any] = {}
 
     def reset(
@@ -247,28 +251,42 @@ class SingleLearner(GymVectorEnv):
         final: np.ndarray,
     ) -> None:
         """Count an opponents' step into the learner's step (``reward``, ``terminated``,
-        ``truncated``, ``final`` are updated in place): what the learner gained goes to
-        ``reward``, or to ``_carry`` in slots whose learner episode already ended; episodes
-        the step ended are the learner's where its own had not ended yet. The float sums are
-        those of the plain form, ``reward += where(done, 0, gained)``: adding 0.0 to a sum
-        that is never -0.0 changes no bit, so the branches only skip it."""
+        ``truncated``, ``final`` are updated in place; :func:`_count_step`), then record the
+        results of the learner's episodes it ended and tell ``on_episodes`` of the new ones."""
         gained = self._learner(rewards)
-        done = terminated | truncated
-        if done.any():
-            reward += np.where(done, 0.0, gained)
-            self._carry += np.where(done, gained, 0.0)
+        ended, fresh, carry = self._ended, self._fresh, self._carry
+        if _count_step(gained, term, trunc, reward, carry, terminated, truncated, ended, fresh):
+            final[fresh] = info["final_result"][fresh]
+            self._started(np.flatnonzero(ended))
+
+
+@kernel_decorator()
+def _count_step(gained, term, trunc, reward, carry, terminated, truncated, ended, fresh) -> int:
+    """One opponents' step counted per slot: what the learner ``gained`` goes to ``reward``,
+    or to ``carry`` where its episode already ended (``terminated``/``truncated``); an episode
+    the step ends (``ended``) is the learner's where its own had not ended (``fresh``: its
+    end and result are the call's), else it was not the learner's and its carry is dropped.
+    Returns the number of ended episodes. The float32 sums are numpy's
+    ``reward += where(done, 0, gained)`` and ``carry += where(done, gained, 0)``: the 0.0
+    not added changes no bit, as neither sum is ever -0.0 (both start at +0.0)."""
+    count = 0
+    for i in range(gained.shape[0]):
+        done = terminated[i] or truncated[i]
+        if done:
+            carry[i] += gained[i]
         else:
-            reward += gained
-        ended = term | trunc
-        if not ended.any():
-            return
-        fresh = ended & ~done
-        final[fresh] = info["final_result"][fresh]
-        terminated |= term & ~done
-        truncated |= trunc & ~done
-        # an episode that opponents end again in the same call: its rewards are the carry's
-        self._carry[ended & done] = 0.0
-        self._started(np.flatnonzero(ended))
+            reward[i] += gained[i]
+        end = term[i] or trunc[i]
+        ended[i] = end
+        fresh[i] = end and not done
+        if end:
+            count += 1
+            if done:
+                carry[i] = 0.0
+            else:
+                terminated[i] |= term[i]
+                truncated[i] |= trunc[i]
+    return count
 
 
 def _copy(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -173,6 +173,45 @@ def test_the_draws_are_the_per_seat_loops(game, mix, lineups, kwargs):
     assert len([m for m in envs[0].members if m.startswith("self:")]) >= 3
 
 
+def test_weighted_draws_are_numpys_choice():
+    """The members' draw is ``rng.choice(n, size, p=weights)`` without its checks: the same
+    values and the same generator state after it, for uniform and weighted draws (zero
+    weights included), one index per row or a row of them."""
+    from agents.training.batched import _cdf, _weighted_draw
+
+    for case in range(200):
+        setup = np.random.default_rng(case)
+        n = int(setup.integers(1, 7))
+        weights = setup.random(n) * (setup.random(n) > 0.2)
+        weights = weights / weights.sum() if weights.sum() else None
+        size = int(setup.integers(1, 30)) if case % 2 else (int(setup.integers(1, 9)), 3)
+        ours, numpys = np.random.default_rng(case + 1000), np.random.default_rng(case + 1000)
+        drawn = _weighted_draw(ours, _cdf(weights), n, size)
+        assert np.array_equal(drawn, numpys.choice(n, size=size, p=weights))
+        assert ours.bit_generator.state == numpys.bit_generator.state
+
+
+def test_the_heuristic_plays_the_same_moves_without_acts_checks(monkeypatch):
+    """The collector calls the compiled heuristic's kernel directly: the same games as
+    through its checked ``act`` (a policy offering only ``act`` is called through it)."""
+    import agents.training.batched as batched
+
+    class ActOnly:
+        def __init__(self, policy):
+            self.act = policy.act
+
+    direct = collector("pig", lineups={"heuristic heuristic heuristic": 1.0})
+    real = batched._heuristic_for
+    monkeypatch.setattr(batched, "_heuristic_for", lambda venv: ActOnly(real(venv)))
+    checked = collector("pig", lineups={"heuristic heuristic heuristic": 1.0})
+    assert isinstance(checked._heuristic, ActOnly)
+    observed = [direct.reset(), checked.reset()]
+    for _ in range(40):
+        assert np.array_equal(observed[0], observed[1])
+        moves = _random_actions(direct)
+        observed = [direct.step(moves)[0], checked.step(moves)[0]]
+
+
 def test_rewards_are_the_learners_seat_and_episodes_end_with_it():
     """Kiauliaganys (G12): each finished episode's return is the learner's seat's: -1 if it
     is the swineherd, +1/3 if another is, 0 with no loser."""
