@@ -62,15 +62,39 @@ EpisodeHook = Callable[[np.ndarray], None]
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` (int64; every row needs one),
-    vectorised: the flat positions of the legal actions, row by row, and one uniform pick
-    among each row's (one pass over the mask, the cost the benchmark counts)."""
-    rows, width = mask.shape
-    legal = np.flatnonzero(mask.view(np.bool_) if mask.dtype == np.int8 else mask)
-    counts = np.bincount(legal // width, minlength=rows)
-    first = np.cumsum(counts) - counts
-    pick = first + (rng.random(rows) * counts).astype(np.int64)
-    return legal[pick] - np.arange(rows, dtype=np.int64) * width
+    """One uniformly random legal action per row of ``mask`` (int64; ``ValueError`` for a row
+    without one): row ``i`` takes its ``floor(u[i] * count)``-th legal action (ascending),
+    ``u = rng.random(rows)``, ``count`` its legal actions. The draws are numpy's, the picks one
+    compiled pass over the mask (the cost the benchmark counts)."""
+    if not (isinstance(mask, np.ndarray) and mask.dtype == np.int8 and mask.flags.c_contiguous):
+        mask = np.ascontiguousarray(np.asarray(mask) != 0).view(np.int8)
+    if mask.ndim != 2:
+        raise ValueError(f"mask must have shape (rows, actions), got {mask.shape}")
+    picks = np.empty(mask.shape[0], dtype=np.int64)
+    empty = _pick_legal(mask, rng.random(mask.shape[0]), picks)
+    if empty >= 0:
+        raise ValueError(f"row {empty} of the mask has no legal action to draw")
+    return picks
+
+
+@kernel_decorator()
+def _pick_legal(mask: np.ndarray, draws: np.ndarray, picks: np.ndarray) -> int:
+    """:func:`random_legal`'s picks into ``picks``; returns the first row without a legal
+    action (then stops), else -1."""
+    for i in range(mask.shape[0]):
+        count = 0
+        for j in range(mask.shape[1]):
+            count += mask[i, j] != 0
+        if count == 0:
+            return i
+        k = int(draws[i] * count)  # numpy's (draws * counts).astype(int64): truncation
+        for j in range(mask.shape[1]):
+            if mask[i, j] != 0:
+                if k == 0:
+                    picks[i] = j
+                    break
+                k -= 1
+    return -1
 
 
 def random_opponent(seed: int | None = None) -> Opponent:
