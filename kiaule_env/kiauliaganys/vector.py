@@ -444,7 +444,21 @@ class KiauliaganysVector:
         self.obs_size = 3 * d + 25 + 13 * n + n * d
         self.num_actions = d + suited + 4 * (d - suited) + 3
         self._cards = deck.cards
-        self._pips = [int(config.pips_table[c]) for c in deck.cards]
+        pips = [int(config.pips_table[c]) for c in deck.cards] + [0] * (-d % 8)
+        # G9: the pips of the cards of each byte of a hand (positions 8k to 8k + 7), by value
+        # the words of a row a result reads (``_result``): the deal's end, match years, counts,
+        # hands
+        twin = [C.LOSER, C.TAIL, C.ENDING, C.TURNS]
+        self._result_words = np.array(
+            [EXTRA_WORDS + w for w in twin]
+            + [X_DEALS, *range(X_YEARS, X_YEARS + n)]
+            + [EXTRA_WORDS + C.COUNT + t for t in range(n)]
+            + [EXTRA_WORDS + C.HAND + t for t in range(n)]
+        )
+        self._pip_bytes = [
+            [sum(pips[8 * k + j] for j in range(8) if value >> j & 1) for value in range(256)]
+            for k in range(len(pips) // 8)
+        ]
         self._words = C.key_words(d)
         # the twin's array of a row has no history room (CAPACITY 0); the KEY words follow it
         self.state = np.zeros((num_envs, EXTRA_WORDS + C.HISTORY + self._words), dtype=np.int64)
@@ -518,8 +532,8 @@ class KiauliaganysVector:
         """The result dicts (``rules.result``, G14; in a match also G11's) of the episodes
         that just ended in ``slots``."""
         picked = np.asarray(slots, dtype=np.int64)
-        rows = self.state[picked, : EXTRA_WORDS + C.HAD_TURN].tolist()  # Python ints, at once
-        return [self._result(row[:EXTRA_WORDS], row[EXTRA_WORDS:]) for row in rows]
+        rows = self.state[picked[:, None], self._result_words].tolist()  # Python ints, at once
+        return [self._result(row) for row in rows]
 
     def load_state(self, slot: int, state: Any) -> None:
         """Put an engine ``State`` (information-set bookkeeping included) into ``slot`` and
@@ -621,29 +635,28 @@ class KiauliaganysVector:
         _reindex(self.state, records, index, self._words)
         self._records, self._index, self._free = records, index, stack
 
-    def _result(self, x: list[int], s: list[int]) -> dict[str, Any]:
-        """``rules.result`` of the finished deal of a row (bookkeeping ``x``, the twin's array
-        ``s`` up to its hands and counts)."""
-        loser, tail, ending = s[C.LOSER], s[C.TAIL], s[C.ENDING]
+    def _result(self, row: list[int]) -> dict[str, Any]:
+        """``rules.result`` of the finished deal of a row, from its words
+        :attr:`_result_words` (the deal's end, the match's years, each seat's count and
+        hand)."""
+        n = self.num_players
+        loser, tail, ending, turns, deals = row[:5]
         years = piglets = 0
         if loser >= 0:
-            years = s[C.COUNT + loser]
-            hand = s[C.HAND + loser]
-            while hand:  # his cards' pips (G9), over the set bits only
-                low = hand & -hand
-                piglets += self._pips[low.bit_length() - 1]
-                hand ^= low
+            years = row[5 + n + loser]
+            hand = row[5 + 2 * n + loser]
+            for k, table in enumerate(self._pip_bytes):  # his cards' pips (G9), a byte at a time
+                piglets += table[hand >> 8 * k & 0xFF]
         result: dict[str, Any] = {
             "loser": f"player_{loser}" if loser >= 0 else None,
             "years": years,
             "piglets": piglets,
             "capped": ending == C.ENDED_CAP,
-            "turns": s[C.TURNS],
+            "turns": turns,
             "caught_by_tail": f"player_{tail}" if tail >= 0 else None,
             "repetition": ending == C.ENDED_REPETITION,
         }
         if self._target:
-            years_row = x[X_YEARS : X_YEARS + self.num_players]
-            result["match_years"] = {f"player_{t}": y for t, y in enumerate(years_row)}
-            result["deals"] = x[X_DEALS]
+            result["match_years"] = {f"player_{t}": y for t, y in enumerate(row[5 : 5 + n])}
+            result["deals"] = deals
         return result
