@@ -46,7 +46,7 @@ from agents.training.policy import NumpyPolicy
 from agents.training.pool import SELF, OpponentPool, sides_from
 from kiaule_env import get_game
 from kiaule_env.core.layout import ObservationLayout
-from kiaule_env.vector import SingleLearner, random_legal
+from kiaule_env.vector import SingleLearner, random_legal, random_opponent
 from kiaule_env.vector import make as make_vector
 from kiaule_env.vector.base import attribute_state, set_attribute_state
 from kiaule_env.vector.kernels import kernel_decorator
@@ -114,13 +114,21 @@ def policy_actions(
 
 
 def _warm_up(game: str, env_kwargs: dict[str, Any] | None, heuristic: bool) -> None:
-    """Load (or compile) the batch's kernels, and the compiled heuristic's when it plays, on a
-    batch of one, so that this one-off cost is not counted in the training's time breakdown."""
+    """Load (or compile) the kernels of a run on a batch of one: the batch's, the compiled
+    heuristic's when it plays, the single-learner view's (a few moves of seat 0 against random
+    ones) and the seating's, so that this one-off cost is not counted in the training's time
+    breakdown."""
     venv = make_vector(game, num_envs=1, seed=0, **dict(env_kwargs or {}))
-    obs, _ = venv.reset()
+    view = SingleLearner(venv, [0], random_opponent(0))
+    obs, _ = view.reset(seed=0)
     if heuristic:
         _heuristic_for(venv).act(np.zeros(1, np.int64), 0)
-    venv.step(random_legal(obs["action_mask"], np.random.default_rng(0)))
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        obs, *_ = view.step(random_legal(obs["action_mask"], rng))
+    one, cell = np.zeros(1, np.int64), np.zeros((1, 1), np.int64)
+    weights = np.zeros((1, 1), np.float32)
+    _seat_kernel(one, one, cell, cell - 1, np.zeros(1, np.bool_), cell, cell == 0, weights)
 
 
 def _side_of_seats(teams: list[tuple[int, ...]], sides: list[list[list[int]]]) -> np.ndarray:
