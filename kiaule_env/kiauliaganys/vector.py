@@ -90,6 +90,9 @@ from kiaule_env.vector.kernels import kernel_decorator
 
 #: G10a records the batch's pool holds at first, per slot (it grows when the batch needs more)
 START_RECORDS = 8
+#: words of a step's integer scratch: the action being applied, then the legal actions and
+#: a deck's worth of cards
+WORK_WORDS = 2 * C.MAX_CARDS + 17
 
 #: numba kernels whose cache also goes stale with the twin, the generator, the rules, the row
 #: layout, the G10a pool or the observation (whose kernels the steps call)
@@ -116,6 +119,14 @@ def _row(array: np.ndarray, i: int, start: int, size: int) -> np.ndarray:
     which took about a tenth of a step with a few views per slot. The kernels use these views
     only while ``array``, their own argument, is alive."""
     return carray(_address(array, i * array.shape[1] + start), (size,))
+
+
+@_kernel
+def _view(array: np.ndarray) -> np.ndarray:
+    """A C-contiguous ``array`` as a view that holds no reference to it (:func:`_row`): for
+    a kernel's array arguments, which its callers keep alive, passed on to the per-slot
+    functions (each call counts its array arguments' references)."""
+    return carray(_address(array, 0), array.shape)
 
 
 # ---------------------------------------------------------------------------------- moves
@@ -302,18 +313,22 @@ def _step_rows(
     records: np.ndarray,
     index: np.ndarray,
     free: np.ndarray,
+    work: np.ndarray,
+    deltas: np.ndarray,
 ) -> None:
     """One step of every slot whose action is not -1: the move (G10a counted in the pool:
     ``records``, ``index``, ``free``, with room for a record per slot), every seat's reward
     delta (G12), the end of the episode, and the next observation and mask of the slots that
-    go on.
+    go on (``work``, ``deltas``: the caller's scratch, :data:`WORK_WORDS` and ``MAX_SEATS``).
 
     In three passes over the batch, each slot's work in its order: the moves (and the G10a
     positions to count, packed), the counts (a short loop, so that the index lookups of many
     slots, cache misses, overlap), then the G10a ends, the episodes' ends and the views."""
-    buf = np.empty(2 * C.MAX_CARDS + 16, dtype=np.int64)
-    action = np.empty(1, dtype=np.int64)
-    deltas = np.zeros(C.MAX_SEATS, dtype=np.float64)
+    f, offsets, chances = _view(f), _view(offsets), _view(chances)
+    records, index, free = _view(records), _view(index), _view(free)
+    buf = carray(_address(work, 1), (WORK_WORDS - 1,))
+    action = carray(_address(work, 0), (1,))
+    deltas = _view(deltas)
     players = rewards.shape[1]
     n = state.shape[0]
     counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
@@ -485,6 +500,9 @@ class KiauliaganysVector:
         self.obs = np.zeros((num_envs, self.obs_size), dtype=np.float32)
         self.mask = np.zeros((num_envs, self.num_actions), dtype=np.int8)
         self.agent = np.full(num_envs, -1, dtype=np.int64)
+        # a step's scratch (``_step_rows``): the kernel views it without counting references
+        self._work = np.zeros(WORK_WORDS, dtype=np.int64)
+        self._deltas = np.zeros(C.MAX_SEATS, dtype=np.float64)
 
     # ------------------------------------------------------------------ the contract
     def reset_slots(self, slots: np.ndarray, seeds: np.ndarray) -> None:
@@ -526,6 +544,8 @@ class KiauliaganysVector:
             self._records,
             self._index,
             self._free,
+            self._work,
+            self._deltas,
         )
 
     def results(self, slots: np.ndarray) -> list[dict[str, Any]]:
