@@ -150,6 +150,8 @@ class SingleLearner(GymVectorEnv):
         #: scratch of ``_collect``: the episodes an opponents' step ended, and the learner's
         self._ended = np.zeros(self.num_envs, np.bool_)
         self._fresh = np.zeros(self.num_envs, np.bool_)
+        #: what the learner gains from a step that pays no seat (read only)
+        self._unpaid = np.zeros(self.num_envs, np.float32)
         self._info: dict[str, Any] = {}
 
     def reset(
@@ -277,7 +279,8 @@ class SingleLearner(GymVectorEnv):
         """Count an opponents' step into the learner's step (``reward``, ``terminated``,
         ``truncated``, ``final`` are updated in place; :func:`_count_step`), then record the
         results of the learner's episodes it ended and tell ``on_episodes`` of the new ones."""
-        gained = self._learner(rewards)
+        # a step that pays no seat gains +0.0 in every slot, as the weighted sum would
+        gained = self._learner(rewards) if rewards.any() else self._unpaid
         ended, fresh, carry = self._ended, self._fresh, self._carry
         if _count_step(gained, term, trunc, reward, carry, terminated, truncated, ended, fresh):
             final[fresh] = info["final_result"][fresh]
