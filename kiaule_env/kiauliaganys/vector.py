@@ -298,6 +298,15 @@ def _reset_rows(
 
 
 @_kernel
+def _take_rewards(rewards: np.ndarray, i: int, deltas: np.ndarray) -> None:
+    """Slot ``i``'s reward deltas (float32, as the env's) from ``deltas``, which go back to
+    zeros for the next move."""
+    for t in range(rewards.shape[1]):
+        rewards[i, t] = deltas[t]
+        deltas[t] = 0.0
+
+
+@_kernel
 def _step_rows(
     state: np.ndarray,
     actions: np.ndarray,
@@ -329,6 +338,7 @@ def _step_rows(
     buf = carray(_address(work, 1), (WORK_WORDS - 1,))
     action = carray(_address(work, 0), (1,))
     deltas = _view(deltas)
+    deltas[:] = 0.0  # and again after each use (:func:`_take_rewards`)
     players = rewards.shape[1]
     n = state.shape[0]
     counted = np.empty(n, dtype=np.int64)  # -1, or the position's fingerprint, then its count
@@ -344,17 +354,12 @@ def _step_rows(
             continue
         x = _row(state, i, 0, EXTRA_WORDS)
         s = _row(state, i, EXTRA_WORDS, words)
-        for t in range(players):
-            deltas[t] = 0.0
         action[0] = actions[i]
         turns = s[C.TURNS]
         funds[i] = _apply(s, x, action, deltas)
-        length = s[C.FUND_LEN]
-        tops[i] = s[C.FUND + length - 1] if length else -1  # in the cache after the move
-        for t in range(players):
-            rewards[i, t] = deltas[t]
-        # G10a: a turn ended and the deal goes on (the twin's own count, which its arrays
-        # without history room leave out)
+        tops[i] = s[C.FUND + s[C.FUND_LEN] - 1] if s[C.FUND_LEN] else -1  # in the cache now
+        _take_rewards(rewards, i, deltas)
+        # G10a: a turn ended and the deal goes on (the count the twin's row leaves out)
         if s[C.TURNS] > turns and s[C.PHASE] != OVER and C._counts_position(s):
             counted[i] = _turn_start_key(s, x, i, records, index, free)
     for i in range(n):
@@ -368,11 +373,8 @@ def _step_rows(
         x = _row(state, i, 0, EXTRA_WORDS)
         s = _row(state, i, EXTRA_WORDS, words)
         if counted[i] > 0:  # the twin's G10a count and end (the move itself ended nothing)
-            for t in range(players):
-                deltas[t] = 0.0
             C._repeated(s, counted[i], deltas)
-            for t in range(players):
-                rewards[i, t] = deltas[t]
+            _take_rewards(rewards, i, deltas)
         done = False
         if s[C.PHASE] == OVER:
             _drop_history(s, x, records, index, free)  # the deal's positions never recur
