@@ -333,6 +333,7 @@ def _step_rows(
     In three passes over the batch, each slot's work in its order: the moves (and the G10a
     positions to count, packed), the counts (a short loop, so that the index lookups of many
     slots, cache misses, overlap), then the G10a ends, the episodes' ends and the views."""
+    state, rewards, obs, mask = _view(state), _view(rewards), _view(obs), _view(mask)
     f, offsets, chances = _view(f), _view(offsets), _view(chances)
     records, index, free = _view(records), _view(index), _view(free)
     buf = carray(_address(work, 1), (WORK_WORDS - 1,))
