@@ -170,7 +170,7 @@ def _write_counting(
         obs[at + t] = 1.0 if hand & (s[C.JOKER_MASK] | s[C.SUIT_MASK + t]) else 0.0
     nxt = -1
     for step in range(1, n):
-        seat = (me + step) % n
+        seat = me + step if me + step < n else me + step - n  # (me + step) % n, no division
         if s[C.OUT + seat] == 0 and nxt < 0:
             nxt = step
         if s[C.OUT + seat] == 0 and s[C.COUNT + seat] > 0:
