@@ -110,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         help="with --vector: comma-separated batch sizes (default 1,64,1024,4096)",
     )
     parser.add_argument(
+        "--rounds",
+        type=positive_int,
+        default=None,
+        help="with --vector: measure every cell this many times, in interleaved rounds of the "
+        "whole table, and report each cell's median round (default 1)",
+    )
+    parser.add_argument(
         "--no-compile-time",
         action="store_true",
         help="with --vector: skip the compile-time measurement (two fresh processes)",
@@ -122,15 +129,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--compile-time goes with --engine")
     if sum((args.engine, args.train, args.vector)) > 1:
         parser.error("choose one of --engine, --train and --vector")
-    if (args.batches or args.no_compile_time) and not args.vector:
-        parser.error("--batches and --no-compile-time go with --vector")
+    if (args.batches or args.no_compile_time or args.rounds) and not args.vector:
+        parser.error("--batches, --rounds and --no-compile-time go with --vector")
     if args.vector:
         from experiments import bench_vector
 
         games = args.games or bench_vector.vector_games()
         batches = args.batches or bench_vector.BATCHES
         return bench_vector.main(
-            games, args.seconds, batches, args.json, compile_time=not args.no_compile_time
+            games,
+            args.seconds,
+            batches,
+            args.json,
+            compile_time=not args.no_compile_time,
+            rounds=args.rounds or 1,
         )
     games = args.games or [g for g in GAMES if _available(g)]
     if args.train:

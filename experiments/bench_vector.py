@@ -17,7 +17,13 @@ compile time is measured apart, in fresh processes: the first use with an empty 
 (``NUMBA_CACHE_DIR`` pointed at a new folder) and a start with the cache that run filled. The
 state bytes per slot are the game's compiled state (besides the observation buffers).
 
+The machine's speed drifts (a shared host: ±30% between runs of a few seconds), so ``--rounds N``
+measures every cell N times, in N interleaved rounds of the whole table (round one measures
+every cell once, then round two, ...), and reports each cell's median round: the cells of one
+round see the same machine, and the median keeps one slow or fast moment from deciding a row.
+
     kiaule bench --vector --seconds 2
+    kiaule bench --vector --seconds 2 --rounds 5
     kiaule bench --vector kozel --batches 1024 --json vector.json
 """
 
@@ -58,6 +64,8 @@ class Row:
     seconds: float
     #: compiled state bytes per slot after the run (batched envs only)
     state_bytes: int | None = None
+    #: agent-steps/s of every round, in order, when the cell was measured in rounds
+    rounds: list[float] | None = None
 
     @property
     def steps_per_s(self) -> float:
@@ -195,16 +203,17 @@ def run(
     batches: tuple[int, ...] = BATCHES,
     openspiel: bool = True,
     compile_time: bool = True,
+    rounds: int = 1,
 ) -> tuple[list[Row], list[GameFacts]]:
-    """Every measurement of the report, in one process (the compile times in fresh ones)."""
-    rows: list[Row] = []
-    if openspiel and openspiel_available():
-        rows += [measure_openspiel(name, seconds) for name in OPENSPIEL_GAMES]
+    """Every measurement of the report, in one process (the compile times in fresh ones):
+    ``rounds`` interleaved rounds of every cell, each cell reported by its median round."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be a positive integer, got {rounds}")
+    tables = [_measure_round(games, seconds, batches, openspiel) for _ in range(rounds)]
+    rows = [_median_round(cells) for cells in zip(*tables, strict=True)]
     facts = []
     for game in games:
-        rows.append(measure_pettingzoo(game, seconds))
-        measured = [measure_vector(game, batch, seconds) for batch in batches]
-        rows += measured
+        measured = [r for r in rows if r.path == "vector" and r.env == _label(game)]
         size = state_per_slot(measured)
         facts.append(GameFacts(game, dict(GAMES[game].bench_options), size))
     if compile_time and games:
@@ -212,6 +221,37 @@ def run(
         for fact in facts:
             fact.compile_first_s, fact.compile_cached_s = times[fact.game]
     return rows, facts
+
+
+def _measure_round(
+    games: list[str], seconds: float, batches: tuple[int, ...], openspiel: bool
+) -> list[Row]:
+    """Every cell of the table measured once, in the table's order."""
+    rows: list[Row] = []
+    if openspiel and openspiel_available():
+        rows += [measure_openspiel(name, seconds) for name in OPENSPIEL_GAMES]
+    for game in games:
+        rows.append(measure_pettingzoo(game, seconds))
+        rows += [measure_vector(game, batch, seconds) for batch in batches]
+    return rows
+
+
+def _median_round(cells: tuple[Row, ...]) -> Row:
+    """The cell's median round (the lower middle one of an even count), with every round's
+    rate; a single round is returned as measured."""
+    if len(cells) == 1:
+        return cells[0]
+    ranked = sorted(cells, key=lambda r: r.steps_per_s)
+    median = ranked[(len(ranked) - 1) // 2]
+    return Row(
+        median.env,
+        median.path,
+        median.batch,
+        median.steps,
+        median.seconds,
+        median.state_bytes,
+        [r.steps_per_s for r in cells],
+    )
 
 
 def state_per_slot(measured: list[Row]) -> int:
@@ -255,6 +295,7 @@ def main(
     batches: tuple[int, ...],
     json_path: str | None,
     compile_time: bool = True,
+    rounds: int = 1,
 ) -> int:
     """``kiaule bench --vector``: print the report; ``json_path`` also gets it as JSON."""
     missing = [g for g in games if not GAMES[g].vector]
@@ -265,7 +306,7 @@ def main(
         )
     if json_path and Path(json_path).exists():
         raise ValueError(f"--json {json_path}: the file exists; name a new file")
-    rows, facts = run(games, seconds, batches, compile_time=compile_time)
+    rows, facts = run(games, seconds, batches, compile_time=compile_time, rounds=rounds)
     print(format_report(rows, facts))
     if json_path:
         write_atomic(json_path, json.dumps(to_json(rows, facts), indent=2) + "\n")

@@ -44,6 +44,38 @@ def test_bench_vector_reports_every_batch_and_the_pettingzoo_path(
         bench_envs.main([*argv, "--no-compile-time", "--json", str(out)])
 
 
+def test_rounds_measure_every_cell_each_round_and_report_its_median(
+    monkeypatch, tmp_path, capsys
+) -> None:
+    fake.use(monkeypatch, "highcard", "PythonVector")
+    monkeypatch.setattr(bench_vector, "openspiel_available", lambda: False)
+    order = []
+    measure = bench_vector.measure_vector
+
+    def recording(game, batch, seconds, seed=0):
+        order.append(batch)
+        return measure(game, batch, seconds, seed)
+
+    monkeypatch.setattr(bench_vector, "measure_vector", recording)
+    out = tmp_path / "vector.json"
+    argv = ["highcard", "--vector", "--seconds", "0.02", "--batches", "1,4", "--rounds", "3"]
+    assert bench_envs.main([*argv, "--no-compile-time", "--json", str(out)]) == 0
+    assert order == [1, 4, 1, 4, 1, 4]  # interleaved rounds of the whole table
+    for row in json.loads(out.read_text())["rows"]:
+        assert len(row["rounds"]) == 3
+        assert row["steps_per_s"] == sorted(row["rounds"])[1]
+
+
+def test_the_median_round_is_the_lower_middle_one() -> None:
+    rows = [bench_vector.Row("x", "vector", 8, steps, 1.0, 100) for steps in (30, 10, 40, 20)]
+    median = bench_vector._median_round(tuple(rows))
+    assert (median.steps, median.state_bytes) == (20, 100)
+    assert median.rounds == [30.0, 10.0, 40.0, 20.0]
+    assert bench_vector._median_round((rows[0],)) is rows[0]
+    with pytest.raises(ValueError, match="rounds must be a positive integer"):
+        bench_vector.run(["highcard"], 0.01, (1,), openspiel=False, rounds=0)
+
+
 def test_openspiel_rows_and_the_ratio_column(monkeypatch) -> None:
     pytest.importorskip("pyspiel")
     row = bench_vector.measure_openspiel("euchre", 0.05)
@@ -59,7 +91,9 @@ def test_openspiel_rows_and_the_ratio_column(monkeypatch) -> None:
         (["--vector", "--batches", "0,4"], "expected positive integers"),
         (["--vector", "--batches", "a"], "expected positive integers"),
         (["--vector", "--engine"], "choose one of --engine, --train and --vector"),
-        (["--batches", "4"], "--batches and --no-compile-time go with --vector"),
+        (["--batches", "4"], "--batches, --rounds and --no-compile-time go with --vector"),
+        (["--rounds", "3"], "--batches, --rounds and --no-compile-time go with --vector"),
+        (["--vector", "--rounds", "0"], "--rounds"),
     ],
 )
 def test_bad_arguments_are_refused(capsys, argv, message) -> None:
