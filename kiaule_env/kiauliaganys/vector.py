@@ -51,6 +51,7 @@ from kiaule_env.kiauliaganys.vector_history import (
     _index_size,
     _key_marker,
     _load_record,
+    _prefetch,
     _reindex,
     _start_key,
     _track_key,
@@ -335,10 +336,9 @@ def _step_rows(
     slots, cache misses, overlap), then the G10a ends, the episodes' ends and the views."""
     state, rewards, obs, mask = _view(state), _view(rewards), _view(obs), _view(mask)
     f, offsets, chances = _view(f), _view(offsets), _view(chances)
-    records, index, free = _view(records), _view(index), _view(free)
+    records, index, free, deltas = _view(records), _view(index), _view(free), _view(deltas)
     buf = carray(_address(work, 1), (WORK_WORDS - 1,))
     action = carray(_address(work, 0), (1,))
-    deltas = _view(deltas)
     deltas[:] = 0.0  # and again after each use (:func:`_take_rewards`)
     players = rewards.shape[1]
     n = state.shape[0]
@@ -363,6 +363,7 @@ def _step_rows(
         # G10a: a turn ended and the deal goes on (the count the twin's row leaves out)
         if s[C.TURNS] > turns and s[C.PHASE] != OVER and C._counts_position(s):
             counted[i] = _turn_start_key(s, x, i, records, index, free)
+            _prefetch(index, counted[i] & (index.shape[0] - 1))  # the count's first probe
     for i in range(n):
         if counted[i] >= 0:
             x = _row(state, i, 0, EXTRA_WORDS)

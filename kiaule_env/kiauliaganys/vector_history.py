@@ -18,8 +18,10 @@ pool's bookkeeping. A slot keeps only the positions since the last irreversible 
 (:func:`_marker`: a turn had, a seat out, the G8 last turn; older ones can never recur, so the
 counts are the engine's); its records are freed when the marker changes, when its deal ends and
 when it is reset. Freeing removes a record's index entry with linear probing's backward shift,
-so the index holds exactly the live records. The pool's growth and the room for a step are the
-env's (``KiauliaganysVector._reserve``).
+so the index holds exactly the live records. Its cache misses are overlapped with other work by
+prefetches (:func:`_prefetch`): the env's step asks for each count's first index entry in the
+pass of the moves, and freeing a chain asks for the next record before unindexing the current
+one. The pool's growth and the room for a step are the env's (``KiauliaganysVector._reserve``).
 
 The kernels' cache goes stale with the twin, the generator, the rules and the layout
 (:func:`kiaule_env.vector.kernels.kernel_decorator`); the env's kernels that call these are
@@ -28,7 +30,13 @@ stamped with this file.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from kiaule_env.kiauliaganys import compiled as C
 from kiaule_env.kiauliaganys import rules, vector_layout
@@ -51,6 +59,25 @@ from kiaule_env.vector.kernels import kernel_decorator
 _kernel = kernel_decorator(C, rng, rules, vector_layout)
 
 _FIELD_MASK = (1 << C.FIELD_BITS) - 1  # one field of a packed key
+
+
+@intrinsic
+def _prefetch(typingctx: Any, array: Any, offset: Any) -> Any:
+    """Asks the CPU to bring element ``offset`` of the C-contiguous ``array`` (read flat) into
+    its cache (LLVM's ``prefetch``: a hint, no effect on any value): the pool's records and
+    index entries are cache misses, which a prefetch issued early overlaps with other work."""
+    signature = types.void(array, offset)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        address = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32])
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [cgutils.voidptr_t], fnty)
+        builder.call(fn, [address, i32(0), i32(3), i32(1)])  # a read, kept, data
+        return context.get_dummy_value()
+
+    return signature, codegen
 
 
 @_kernel
@@ -146,6 +173,8 @@ def _drop_history(
     s[C.RECORDS] = 0
     while r >= 0:
         older = records[r, words + R_NEXT]
+        if older >= 0:  # its line loads while this record leaves the index
+            _prefetch(records, older * records.shape[1])
         _unindex(records, index, r, words)
         free[1 + free[FREE_COUNT]] = r
         free[FREE_COUNT] += 1
