@@ -396,6 +396,18 @@ def test_G10a_the_pool_holds_each_live_record_once_and_frees_the_others():
         if step % 10 == 0:
             checked += _check_pool(impl) > 16
     assert checked > 100 and impl._records.shape[0] > start
+    assert impl._records.ctypes.data % 64 == 0  # the grown pool too: a record per cache line
+
+
+def test_G10a_records_start_on_cache_lines_so_a_record_is_one_line():
+    """The pool starts on a 64-byte line and its rows are 64 bytes (52 cards: a 6-word key and
+    2 columns), so the record a count or a free reads is one cache miss, not two."""
+    impl = KiauliaganysVector(3, {"num_players": 4, "deck": "52"})
+    assert impl._records.shape[1] * 8 == 64
+    for needed in (1, 100, 1000):
+        impl._reserve(int(impl._free[FREE_COUNT]) + needed)
+        assert impl._records.ctypes.data % 64 == 0, needed
+        assert impl._records.flags.c_contiguous
 
 
 def _card_fields(d: int, words: int) -> np.ndarray:
