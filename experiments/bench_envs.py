@@ -63,6 +63,40 @@ def format_table(results: list[BenchResult]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.compile_time and not args.engine:
+        parser.error("--compile-time goes with --engine")
+    if sum((args.engine, args.train, args.vector)) > 1:
+        parser.error("choose one of --engine, --train and --vector")
+    if (args.batches or args.no_compile_time or args.rounds) and not args.vector:
+        parser.error("--batches, --rounds and --no-compile-time go with --vector")
+    if args.vector:
+        from experiments import bench_vector
+
+        games = args.games or bench_vector.vector_games()
+        batches = args.batches or bench_vector.BATCHES
+        return bench_vector.main(
+            games,
+            args.seconds,
+            batches,
+            args.json,
+            compile_time=not args.no_compile_time,
+            rounds=args.rounds or 1,
+        )
+    games = args.games or [g for g in GAMES if _available(g)]
+    if args.train:
+        from experiments import bench_train
+
+        return bench_train.main(games, args.steps, args.label_games, args.json)
+    if args.engine:
+        return _engine_main(parser, games, args.seconds, args.compile_time)
+    print(format_table(run(games, args.seconds)))
+    return 0
+
+
+def _parser() -> Parser:
+    """``kiaule bench``'s arguments."""
     parser = Parser(prog="kiaule bench", description=__doc__.splitlines()[0])
     parser.add_argument(
         "games",
@@ -124,35 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--json", default=None, help="with --train or --vector: also write the report here"
     )
-    args = parser.parse_args(argv)
-    if args.compile_time and not args.engine:
-        parser.error("--compile-time goes with --engine")
-    if sum((args.engine, args.train, args.vector)) > 1:
-        parser.error("choose one of --engine, --train and --vector")
-    if (args.batches or args.no_compile_time or args.rounds) and not args.vector:
-        parser.error("--batches, --rounds and --no-compile-time go with --vector")
-    if args.vector:
-        from experiments import bench_vector
-
-        games = args.games or bench_vector.vector_games()
-        batches = args.batches or bench_vector.BATCHES
-        return bench_vector.main(
-            games,
-            args.seconds,
-            batches,
-            args.json,
-            compile_time=not args.no_compile_time,
-            rounds=args.rounds or 1,
-        )
-    games = args.games or [g for g in GAMES if _available(g)]
-    if args.train:
-        from experiments import bench_train
-
-        return bench_train.main(games, args.steps, args.label_games, args.json)
-    if args.engine:
-        return _engine_main(parser, games, args.seconds, args.compile_time)
-    print(format_table(run(games, args.seconds)))
-    return 0
+    return parser
 
 
 def _engine_main(parser: Parser, games: list[str], seconds: float, compile_time: bool) -> int:
