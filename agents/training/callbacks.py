@@ -281,7 +281,12 @@ class TimeBudgetCallback(BaseCallback):
 
 
 class TimingCallback(BaseCallback):
-    """Wall time of ``learn`` split into rollout collection and PPO updates."""
+    """Wall time of ``learn`` split into rollout collection and PPO updates.
+
+    Call :meth:`begin` right before ``model.learn``: SB3 resets the envs in its setup, before
+    ``on_training_start``, and the wrappers count that reset in their own timing, so the learn
+    time must include it (else env + wrapper could exceed the learn time they are a share of).
+    """
 
     def __init__(self):
         super().__init__()
@@ -289,10 +294,18 @@ class TimingCallback(BaseCallback):
         self.update = 0.0
         self.learn = 0.0
         self._t_learn = self._t_rollout = self._t_update = 0.0
+        self._begun = False
         self.start_steps = 0
 
-    def _on_training_start(self) -> None:
+    def begin(self) -> None:
+        """Start the learn clock now (before ``model.learn`` and its first env reset)."""
         self._t_learn = time.perf_counter()
+        self._begun = True
+
+    def _on_training_start(self) -> None:
+        if not self._begun:
+            self._t_learn = time.perf_counter()
+        self._begun = False
         self.start_steps = self.num_timesteps
         self._t_update = 0.0
 

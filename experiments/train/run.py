@@ -216,6 +216,7 @@ class _Run:
         start_steps = int(model.num_timesteps)
         start_timing = self.vec_env.env_method("timing_stats")  # a resumed run's envs: totals
         if remaining > 0:  # 0 with a warm start only: the imitated network is the model
+            self.timing.begin()  # the learn time includes SB3's first reset of the envs
             model.learn(
                 total_timesteps=remaining,
                 callback=CallbackList(callbacks),

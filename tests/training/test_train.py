@@ -72,6 +72,29 @@ def test_short_training_saves_reloads_and_plays(game, tmp_path):
     assert sum(outcome.rewards.values()) == pytest.approx(0.0, abs=1e-9)
 
 
+def test_the_first_reset_counts_in_the_learn_time_it_is_a_share_of(tmp_path, monkeypatch):
+    """SB3 resets the envs before ``on_training_start``; the wrapper times that reset, so a slow
+    first reset (a cold start) must fall inside the learn time, not push env + wrapper past it."""
+    import time
+
+    from agents.training.wrapper import LearnerEnv
+
+    require_env("pig")
+    new_episode, slowed = LearnerEnv._new_episode, []
+
+    def slow_first(self, options):
+        if not slowed:
+            slowed.append(True)
+            time.sleep(3.0)
+        new_episode(self, options)
+
+    monkeypatch.setattr(LearnerEnv, "_new_episode", slow_first)
+    stats = train_mod.train(tiny_config("pig", tmp_path / "pig"), progress=False).stats
+    assert slowed
+    assert stats["learn_seconds"] > 3.0
+    assert 0 < stats["share"]["env_and_wrapper"] < 1
+
+
 def test_model_for_another_game_or_player_count_is_refused(tmp_path):
     require_env("pig")
     result = train_mod.train(
