@@ -428,14 +428,12 @@ class BatchedCollector(SB3VecEnv):
         return self._heuristic_moves(slots, int(rng.integers(2**31)))
 
     def _heuristic_moves(self, slots: np.ndarray, seed: int) -> np.ndarray:
-        """The compiled heuristic's moves in ``slots``: its kernel (``CompiledPolicy``'s
-        ``_decide``) without ``act``'s argument checks, which cannot fail here (the batch's own
-        slots, each with a seat to act; a seed below 2**31) and cost as much as the kernel."""
+        """The compiled heuristic's moves in ``slots``, without ``act``'s argument checks
+        (``CompiledPolicy.act_unchecked``), which cannot fail here: the batch's own slots,
+        each with a seat to act, and a seed below 2**31."""
         if not isinstance(self._heuristic, CompiledPolicy):
             return self._heuristic.act(slots, seed)
-        out = np.empty(slots.size, np.int64)
-        self._heuristic._decide(slots, seed, out)
-        return out
+        return self._heuristic.act_unchecked(slots, seed)
 
     # ------------------------------------------------------------------ VecEnv
     def reset(self) -> np.ndarray:

@@ -107,9 +107,15 @@ class CompiledPolicy(ABC):
         slots = self._check_slots(slots)
         if not is_integer(seed) or not 0 <= seed < SEED_LIMIT:
             raise ValueError(f"seed must be an integer in [0, 2**32), got {seed!r}")
+        return self.act_unchecked(slots, int(seed))
+
+    def act_unchecked(self, slots: np.ndarray, seed: int) -> np.ndarray:
+        """:meth:`act` without its argument checks, for a caller whose arguments cannot fail
+        them (a batch's own int64 slots, each with a seat to act; a seed in ``[0, 2**32)``):
+        the checks cost as much as the kernel on a training batch."""
         out = np.empty(slots.size, dtype=np.int64)
         if slots.size:
-            self._decide(slots, int(seed), out)
+            self._decide(slots, seed, out)
         return out
 
     @abstractmethod
