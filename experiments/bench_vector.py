@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -242,16 +242,7 @@ def _median_round(cells: tuple[Row, ...]) -> Row:
     if len(cells) == 1:
         return cells[0]
     ranked = sorted(cells, key=lambda r: r.steps_per_s)
-    median = ranked[(len(ranked) - 1) // 2]
-    return Row(
-        median.env,
-        median.path,
-        median.batch,
-        median.steps,
-        median.seconds,
-        median.state_bytes,
-        [r.steps_per_s for r in cells],
-    )
+    return replace(ranked[(len(ranked) - 1) // 2], rounds=[r.steps_per_s for r in cells])
 
 
 def state_per_slot(measured: list[Row]) -> int:
