@@ -472,8 +472,6 @@ class KiauliaganysVector:
         self.obs_size = 3 * d + 25 + 13 * n + n * d
         self.num_actions = d + suited + 4 * (d - suited) + 3
         self._cards = deck.cards
-        pips = [int(config.pips_table[c]) for c in deck.cards] + [0] * (-d % 8)
-        # G9: the pips of the cards of each byte of a hand (positions 8k to 8k + 7), by value
         # the words of a row a result reads (``_result``): the deal's end, match years, counts,
         # hands
         twin = [C.LOSER, C.TAIL, C.ENDING, C.TURNS]
@@ -483,6 +481,8 @@ class KiauliaganysVector:
             + [EXTRA_WORDS + C.COUNT + t for t in range(n)]
             + [EXTRA_WORDS + C.HAND + t for t in range(n)]
         )
+        # G9: the pips of the cards of each byte of a hand (positions 8k to 8k + 7), by value
+        pips = [int(config.pips_table[c]) for c in deck.cards] + [0] * (-d % 8)
         self._pip_bytes = [
             [sum(pips[8 * k + j] for j in range(8) if value >> j & 1) for value in range(256)]
             for k in range(len(pips) // 8)
