@@ -48,6 +48,7 @@ from kiaule_env.kiauliaganys.vector_history import (
     _count_position,
     _drop_history,
     _drop_slot,
+    _element_pointer,
     _index_size,
     _key_marker,
     _load_record,
@@ -107,8 +108,7 @@ def _address(typingctx: Any, array: Any, offset: Any) -> Any:
     signature = types.CPointer(array.dtype)(array, offset)
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        data = context.make_array(sig.args[0])(context, builder, args[0]).data
-        return builder.gep(data, [args[1]])
+        return _element_pointer(context, builder, sig.args[0], args[0], args[1])
 
     return signature, codegen
 

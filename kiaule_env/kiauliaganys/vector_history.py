@@ -61,6 +61,13 @@ _kernel = kernel_decorator(C, rng, rules, vector_layout)
 _FIELD_MASK = (1 << C.FIELD_BITS) - 1  # one field of a packed key
 
 
+def _element_pointer(context: Any, builder: Any, array_type: Any, array: Any, offset: Any) -> Any:
+    """Codegen of the intrinsics: a pointer to element ``offset`` of a C-contiguous array
+    (read flat)."""
+    data = context.make_array(array_type)(context, builder, array).data
+    return builder.gep(data, [offset])
+
+
 @intrinsic
 def _prefetch(typingctx: Any, array: Any, offset: Any) -> Any:
     """Asks the CPU to bring element ``offset`` of the C-contiguous ``array`` (read flat) into
@@ -69,8 +76,8 @@ def _prefetch(typingctx: Any, array: Any, offset: Any) -> Any:
     signature = types.void(array, offset)
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        data = context.make_array(sig.args[0])(context, builder, args[0]).data
-        address = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
+        element = _element_pointer(context, builder, sig.args[0], args[0], args[1])
+        address = builder.bitcast(element, cgutils.voidptr_t)
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32])
         fn = builder.module.declare_intrinsic("llvm.prefetch", [cgutils.voidptr_t], fnty)
