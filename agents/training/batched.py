@@ -19,9 +19,15 @@ batch is decided at once:
   rows it plays now (torch, :class:`BatchActor`), its most probable move or a sample
   (``snapshot_deterministic``), and
   ``heuristic`` is the game's compiled rule-based agent
-  (``kiaule_env.vector.opponents.heuristic_opponent``). Any other pool member (a search agent,
-  a heuristic with options) has no batched form: the collector refuses it with a
-  ``ValueError`` that names it and says to use ``collector: envs``.
+  (``kiaule_env.vector.opponents.heuristic_opponent``);
+* any other pool member (a search agent, a heuristic with options, a fixed model
+  ``<game>/ppo:path=...``) has no batched form and is played by the Python agent itself
+  (``agents.registry.make``), one instance per slot and seat, on its own slots only: such a
+  slot's game is dealt by the game's engine and loaded into the batch, and the engine game
+  follows every move of the slot (:mod:`agents.training.engine_slots`), so the agent decides
+  from the engine's decision for its seat while the slot's other seats stay batched. A game
+  whose batched env cannot load engine states refuses such a member with a ``ValueError``
+  that names it and says to use ``collector: envs``.
 
 Differences from ``LearnerEnv`` a user may notice: the draws come from one generator per batch
 (same seed, same run, but not the same games as the ``envs`` collector), and in a game where a
@@ -42,6 +48,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agents.training.engine_slots import EngineSlots, LockstepEnv
 from agents.training.policy import NumpyPolicy
 from agents.training.pool import SELF, OpponentPool, sides_from
 from kiaule_env import get_game
@@ -59,8 +66,9 @@ COLLECTOR_STATE_FORMAT = 1
 #: who plays a seat: the learner, or an opponent member's code (an index into ``members``)
 LEARNER = -1
 
-#: who decides for a member that is not a snapshot (a snapshot's entry is its serial, >= 0)
-RANDOM, HEURISTIC = -1, -2
+#: who decides for a member that is not a snapshot (a snapshot's entry is its serial, >= 0):
+#: uniform legal moves, the compiled heuristic, or the member's Python agent
+RANDOM, HEURISTIC, PYTHON = -1, -2, -3
 
 #: the methods a training run calls through ``VecEnv.env_method`` (one collector answers)
 METHODS = ("add_snapshot", "pool_snapshots", "timing_stats", "get_state", "set_state")
@@ -241,11 +249,19 @@ class BatchedCollector(SB3VecEnv):
             mine = self.spec.team_of(0) if self.team_play else (0,)
             pool.check_sides(len(sides_from(game, self.num_players, 0, mine, True)))
         self._heuristic = None
-        self._check_members()
+        python = self._check_members()
         _warm_up(game, env_kwargs, self._heuristic is not None)
-        self._rng, self._opp_rng = (
-            np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2)
-        )
+        # the third generator deals the Python members' games (spawn(3)'s first two are
+        # spawn(2)'s: runs without them draw as before)
+        seeds = np.random.SeedSequence(seed).spawn(3)
+        self._rng, self._opp_rng = (np.random.default_rng(s) for s in seeds[:2])
+        #: the engine twins of the slots Python agents play (None: every member is batched)
+        self._engine_slots: EngineSlots | None = None
+        stepped: Any = self.venv
+        if python:
+            engine = self.spec.make_engine(**self.venv.options)
+            self._engine_slots = EngineSlots(self.venv, engine, seeds[2])
+            stepped = LockstepEnv(self.venv, self._engine_slots)
         #: opponent members by code; ``who[slot, seat]`` is a code or LEARNER
         self.members: list[str] = []
         self._codes: dict[str, int] = {}
@@ -263,7 +279,7 @@ class BatchedCollector(SB3VecEnv):
         #: the snapshots that slots play now or the pool holds, by serial, and their actors
         self._policies: dict[int, NumpyPolicy] = {}
         self._actors: dict[int, BatchActor] = {}
-        learner = SingleLearner(self.venv, [0], self._opponents, on_episodes=self._draw)
+        learner = SingleLearner(stepped, [0], self._opponents, on_episodes=self._draw)
         super().__init__(learner)
         self._ep_return = np.zeros(n_slots, np.float64)
         self._ep_length = np.zeros(n_slots, np.int64)
@@ -271,20 +287,27 @@ class BatchedCollector(SB3VecEnv):
         self.timing = {"total": 0.0, "steps": 0, "episodes": 0}
 
     # ------------------------------------------------------------------ members
-    def _check_members(self) -> None:
-        """Refuse a pool member without a batched form (only random, heuristic and self)."""
+    def _check_members(self) -> list[str]:
+        """The pool members without a batched form (random, heuristic where the game has a
+        compiled one, and self have one), which their Python agents play; ``ValueError`` for
+        such a member where the batch cannot load the engine's games they play in."""
         pool = self.pool
         names = {m for lineup in pool.lineups for m in lineup} if pool.lineups else set(pool.names)
+        python = []
         for name in sorted(names - {SELF, f"{self.game}/random"}):
             if name == f"{self.game}/heuristic":
                 self._heuristic = _heuristic_for(self.venv)
                 if self._heuristic is not None:
                     continue
-            raise ValueError(
-                f"opponent {name!r} has no batched form for collector 'vector' (it plays "
-                f"'random', 'heuristic' where the game has a compiled one, and 'self'); "
-                "use collector: envs to train against it"
-            )
+            if not callable(getattr(self.venv.impl, "load_state", None)):
+                raise ValueError(
+                    f"opponent {name!r} has no batched form for collector 'vector', and "
+                    f"{self.game}'s batched env cannot load the engine games its Python agent "
+                    "would play (it plays 'random', 'heuristic' where the game has a compiled "
+                    "one, and 'self'); use collector: envs to train against it"
+                )
+            python.append(name)
+        return python
 
     def _use(self, serial: int, policy: NumpyPolicy) -> None:
         """Keep snapshot ``serial`` (and its batched actor) while a slot plays it."""
@@ -302,11 +325,15 @@ class BatchedCollector(SB3VecEnv):
         return code
 
     def _decider(self, member: str) -> int:
-        """Who decides for ``member``: its snapshot's serial, RANDOM or HEURISTIC (the only
-        other member ``_check_members`` lets in)."""
+        """Who decides for ``member``: its snapshot's serial, RANDOM, HEURISTIC (the compiled
+        one) or PYTHON (its agent, on the slot's engine game)."""
         if member.startswith(f"{SELF}:"):
             return int(member.split(":")[1])
-        return RANDOM if member == f"{self.game}/random" else HEURISTIC
+        if member == f"{self.game}/random":
+            return RANDOM
+        if member == f"{self.game}/heuristic" and self._heuristic is not None:
+            return HEURISTIC
+        return PYTHON
 
     # ------------------------------------------------------------------ episodes
     def _draw(self, slots: np.ndarray) -> None:
@@ -330,6 +357,22 @@ class BatchedCollector(SB3VecEnv):
             learner.learner_mask,
             learner.reward_weights,
         )
+        if self._engine_slots is not None:
+            self._deal(slots)
+
+    def _deal(self, slots: np.ndarray) -> None:
+        """The new episodes of ``slots`` with a Python member: dealt by the engine and loaded
+        into the batch (in ascending slot order, from the deals' generator); the others are
+        the batch's own."""
+        python = np.array([p == PYTHON for p in self._plays] + [False])  # who == -1: False
+        for slot in slots.tolist():
+            row = self.who[slot]
+            seats = np.flatnonzero(python[row]).tolist()
+            if seats:
+                members = {seat: self.members[row[seat]] for seat in seats}
+                self._engine_slots.deal(slot, members)
+            else:
+                self._engine_slots.drop(slot)
 
     def _codes_of(self, picked: np.ndarray, names: list[str], seats: np.ndarray) -> np.ndarray:
         """The member codes of ``picked`` (indices into ``names``; the learners in ``seats``).
@@ -410,21 +453,28 @@ class BatchedCollector(SB3VecEnv):
         codes = self.who[slots, agent]
         present = np.flatnonzero(np.bincount(codes))
         if present.size == 1:  # one member moves in every row
-            return self._moves(int(present[0]), obs, mask, slots)
+            return self._moves(int(present[0]), obs, mask, slots, agent)
         actions = np.zeros(slots.size, np.int64)
         for code in present.tolist():
             rows = np.flatnonzero(codes == code)
-            actions[rows] = self._moves(code, obs[rows], mask[rows], slots[rows])
+            actions[rows] = self._moves(code, obs[rows], mask[rows], slots[rows], agent[rows])
         return actions
 
-    def _moves(self, code: int, obs: np.ndarray, mask: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """Member ``code``'s moves in ``slots`` (``obs`` and ``mask``: their rows)."""
+    def _moves(
+        self, code: int, obs: np.ndarray, mask: np.ndarray, slots: np.ndarray, seats: np.ndarray
+    ) -> np.ndarray:
+        """Member ``code``'s moves in ``slots`` for ``seats`` (``obs`` and ``mask``: their
+        rows). A Python member draws nothing from the opponents' generator."""
         plays, rng = self._plays[code], self._opp_rng
         if plays >= 0:
             deterministic = self.pool.snapshot_deterministic
             return policy_actions(self._actors[plays], obs, mask, rng, deterministic)
         if plays == RANDOM:
             return random_legal(mask, rng)
+        if plays == PYTHON:
+            act, pairs = self._engine_slots.act, zip(slots.tolist(), seats.tolist(), strict=True)
+            moves = [act(slot, seat) for slot, seat in pairs]
+            return np.array(moves, np.int64)
         return self._heuristic_moves(slots, int(rng.integers(2**31)))
 
     def _heuristic_moves(self, slots: np.ndarray, seed: int) -> np.ndarray:
@@ -526,6 +576,7 @@ class BatchedCollector(SB3VecEnv):
                 "next_serial": self.pool._next_serial,
             },
             "heuristic": heuristic["data"] if heuristic is not None else None,
+            "python": self._engine_slots.get_state() if self._engine_slots is not None else None,
             "timing": dict(self.timing),
         }
         return {"data": data, "arrays": arrays}
@@ -581,6 +632,7 @@ class BatchedCollector(SB3VecEnv):
             self.who[...] = who
             self._ep_return[...] = mine["ep_return"]
             self._ep_length[...] = mine["ep_length"]
+            self._restore_engine_slots(data.get("python"))
             self._rng.bit_generator.state = data["rng"]
             self._opp_rng.bit_generator.state = data["opp_rng"]
             self.timing = {k: data["timing"][k] for k in self.timing}
@@ -588,3 +640,14 @@ class BatchedCollector(SB3VecEnv):
             raise ValueError(
                 f"not a batched collector state ({type(exc).__name__}: {exc})"
             ) from None
+
+    def _restore_engine_slots(self, saved: dict[str, Any] | None) -> None:
+        """Replay the saved Python members' games (``EngineSlots.set_state``), on the batch
+        already restored; ``ValueError`` if the state has them and this run does not."""
+        if saved is None:
+            if self._engine_slots is not None:
+                self._engine_slots.games = {}
+            return
+        if self._engine_slots is None:
+            raise ValueError("it played Python opponents this run's pool does not have")
+        self._engine_slots.set_state(saved)

@@ -168,6 +168,8 @@ class OpponentPool:
         return registry.qualified(self.game, key)
 
     def _check_names(self) -> None:
+        """Refuse a member that is not one of the game's registry agents; one with options
+        (``pimc:worlds=4``, ``heuristic:ties=random``) must name options the agent takes."""
         from agents import registry
 
         for name in self.names:
@@ -176,8 +178,10 @@ class OpponentPool:
             if name.split("/")[0] != self.game:
                 raise ValueError(f"opponent {name!r} is not a {self.game} agent")
             known = registry.list_agents(self.game)
-            if name not in known:
+            if name not in known and name.partition(":")[0] not in known:
                 raise ValueError(f"unknown opponent {name!r}; known: {', '.join(known)}")
+            if name not in known:
+                registry.parse_spec(name)  # ValueError naming a bad option and the allowed ones
 
     # ------------------------------------------------------------------ snapshots
     def add_snapshot(self, policy: NumpyPolicy | Mapping[str, np.ndarray]) -> int:

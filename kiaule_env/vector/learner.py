@@ -25,7 +25,9 @@ in slot ``i``, and ``reward_weights[i, s]`` what share of seat ``s``'s reward is
 (the constructor sets every slot to ``learner_seats``, each seat weighted ``1 / len``).
 ``on_episodes(slots)``, when given, is called with the slots (ascending) whose new episodes have
 just started (every slot on ``reset``, then each auto-reset), after the finished episode's
-rewards were counted and before anyone moves in the new one: it may rewrite those rows.
+rewards were counted and before anyone moves in the new one: it may rewrite those rows, and
+load other games into those slots (``VectorGame.load_state``; the view then reads their seats
+to act again).
 ``timing`` adds up the seconds spent in the batched env's ``step``/``reset`` (``env``) and in
 the opponent callback (``opponents``).
 
@@ -164,7 +166,7 @@ class SingleLearner(GymVectorEnv):
         obs, info = self.venv.reset(seed=seed)
         self.timing["env"] += time.perf_counter() - start
         self._carry[:] = 0.0
-        self._started(np.arange(self.num_envs, dtype=np.int64))
+        self._started(np.arange(self.num_envs, dtype=np.int64), info)
         ended = np.zeros(self.num_envs, np.bool_)
         final = info["final_result"]
         obs, info = self._advance(obs, info, self._carry, ended, ended.copy(), final)
@@ -179,7 +181,7 @@ class SingleLearner(GymVectorEnv):
         self.timing["env"] += time.perf_counter() - start
         reward = self._carry + self._learner(rewards)
         self._carry = np.zeros(self.num_envs, np.float32)
-        self._started(np.flatnonzero(terminated | truncated))
+        self._started(np.flatnonzero(terminated | truncated), info)
         final = info["final_result"]
         obs, info = self._advance(obs, info, reward, terminated, truncated, final)
         return _copy(obs), reward, terminated, truncated, info
@@ -229,10 +231,12 @@ class SingleLearner(GymVectorEnv):
         """Each slot's learner reward: its seats' rewards weighted by ``reward_weights``."""
         return np.einsum("ij,ij->i", rewards, self.reward_weights, dtype=np.float32)
 
-    def _started(self, slots: np.ndarray) -> None:
-        """Tell ``on_episodes`` about the episodes just started in ``slots`` (if any)."""
+    def _started(self, slots: np.ndarray, info: dict[str, Any]) -> None:
+        """Tell ``on_episodes`` about the episodes just started in ``slots`` (if any), then
+        read their seats to act into ``info`` again (the hook may have loaded other games)."""
         if self.on_episodes is not None and slots.size:
             self.on_episodes(slots)
+            info["agent"][slots] = self.venv.impl.agent[slots]
 
     def _advance(
         self,
@@ -284,7 +288,7 @@ class SingleLearner(GymVectorEnv):
         ended, fresh, carry = self._ended, self._fresh, self._carry
         if _count_step(gained, term, trunc, reward, carry, terminated, truncated, ended, fresh):
             final[fresh] = info["final_result"][fresh]
-            self._started(np.flatnonzero(ended))
+            self._started(np.flatnonzero(ended), info)
 
 
 @kernel_decorator()

@@ -250,13 +250,21 @@ def test_snapshot_moves_are_the_policys_batched():
     assert mask[np.arange(200), sampled].all()
 
 
-def test_opponents_without_a_batched_form_are_refused(monkeypatch):
-    """A search agent cannot play in a batch: ValueError naming it and the envs collector;
-    nor can heuristic in a game without a compiled one."""
-    with pytest.raises(ValueError, match=r"'kozel/pimc' has no batched form.*collector: envs"):
-        collector("kozel", mix={"pimc": 1.0, "random": 1.0})
-    with pytest.raises(ValueError, match=r"'pig/pimc' has no batched form"):
-        collector("pig", lineups={"heuristic pimc random": 1.0})
+def test_opponents_without_a_batched_form_are_refused_where_the_batch_cannot_load_games(
+    monkeypatch,
+):
+    """A member without a batched form is played by its Python agent on an engine game loaded
+    into its slots (``tests/training/test_batched_fallback.py``); where the batched env has no
+    ``load_state``, ValueError naming it and the envs collector; so is heuristic in a game
+    without a compiled one."""
+    from kiaule_env.pig.vector import PigVector
+
+    monkeypatch.delattr(PigVector, "load_state")
+    with pytest.raises(ValueError, match=r"'pig/pimc' has no batched form.*collector: envs"):
+        collector("pig", mix={"pimc": 1.0, "random": 1.0})
+    with pytest.raises(ValueError, match=r"'pig/pimc:worlds=4' has no batched form"):
+        collector("pig", lineups={"heuristic pimc:worlds=4 random": 1.0})
+    assert collector("pig", mix={"heuristic": 1.0})._engine_slots is None
     import agents.training.batched as batched
 
     monkeypatch.setattr(batched, "_heuristic_for", lambda venv: None)

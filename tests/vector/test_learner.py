@@ -201,6 +201,45 @@ def test_single_learner_per_slot_seats_from_the_episode_hook(monkeypatch) -> Non
         vector.SingleLearner(venv, [0], vector.random_opponent(2), on_episodes=3)
 
 
+def test_single_learner_reads_the_seats_of_games_the_hook_loads() -> None:
+    """``on_episodes`` may load other games into its slots (Kozel: one move into a deal, so
+    player_1 is to act where the batch's own deal had player_0): the view reads those seats
+    again, lets the opponents move there, and hands every slot back with the learner (its team,
+    K1) to act."""
+    pytest.importorskip("numba")
+    from gymnasium.utils import seeding
+
+    venv = vector.make("kozel", num_envs=8, seed=0)
+    engine = kiaule_env.get_game("kozel").make_engine()
+    loaded: list[int] = []
+
+    def load(slots: np.ndarray) -> None:
+        for slot in slots.tolist()[::2]:
+            state = engine.new_episode(seeding.np_random(slot + 100 * len(loaded))[0], {})
+            engine.apply(state, (engine.legal_actions(state, 0)[0],))
+            venv.impl.load_state(slot, state)
+            loaded.append(slot)
+
+    seen: list[np.ndarray] = []
+
+    def opponent(obs, mask, agent, slots):
+        assert np.array_equal(agent, venv.impl.agent[slots]) and (agent != 0).all()
+        seen.append(slots.copy())
+        return vector.random_legal(mask, np.random.default_rng(0))
+
+    env = vector.SingleLearner(venv, [0, 2], opponent, on_episodes=load)
+    obs, info = env.reset(seed=1)
+    assert loaded == [0, 2, 4, 6] and np.array_equal(seen[0], [0, 2, 4, 6])
+    assert np.array_equal(info["agent"], [2, 0, 2, 0, 2, 0, 2, 0])  # the learner's team
+    assert np.array_equal(info["agent"], venv.impl.agent)
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        obs, _, _, _, info = env.step(vector.random_legal(obs["action_mask"], rng))
+        assert np.array_equal(info["agent"], venv.impl.agent)
+        assert np.isin(info["agent"], [0, 2]).all()
+    assert len(loaded) > 8
+
+
 class _PlainSums(vector.SingleLearner):
     """An opponents' step counted in the plain form: a ``where`` and a sum in every slot."""
 
@@ -215,7 +254,7 @@ class _PlainSums(vector.SingleLearner):
         terminated |= term & ~done
         truncated |= trunc & ~done
         self._carry[ended & done] = 0.0
-        self._started(np.flatnonzero(ended))
+        self._started(np.flatnonzero(ended), info)
 
 
 class Paying(fake.PythonVector):
