@@ -37,8 +37,9 @@ when its seat leaves (it gets no reward after leaving, P9, so its return is the 
 stops counting when the learner leaves).
 
 Checkpoints: :meth:`BatchedCollector.get_state` is data (JSON and numpy arrays: the batch's
-compiled state, the generators, each slot's seats and opponents, the snapshots in use), so a
-resumed run continues exactly.
+compiled state, the generators, each slot's seats and opponents, the snapshots in use, and
+the Python members' games as their deals' seeds and the moves since,
+:mod:`agents.training.engine_slots`), so a resumed run continues exactly.
 """
 
 from __future__ import annotations
