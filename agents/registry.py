@@ -136,8 +136,10 @@ def _load_providers() -> None:
 
 def qualified(game: str, name: str) -> str:
     """``name`` as a full registry name: a bare kind (``"heuristic"``, ``"pimc:worlds=8"``) is
-    ``game``'s (``"<game>/heuristic"``); a name with its game is left as it is."""
-    return name if "/" in name else f"{game}/{name}"
+    ``game``'s (``"<game>/heuristic"``); a name with its game is left as it is. Only the part
+    before the options decides: ``"ppo:path=runs/a.zip"`` is a bare kind whose option holds a
+    ``/``."""
+    return name if "/" in name.partition(":")[0] else f"{game}/{name}"
 
 
 def list_agents(game: str | None = None) -> list[str]:

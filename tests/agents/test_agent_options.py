@@ -112,3 +112,8 @@ def test_a_bare_kind_is_qualified_with_the_game_and_a_full_name_is_kept():
     assert qualified("pig", "heuristic") == "pig/heuristic"
     assert qualified("kozel", "pimc:worlds=8") == "kozel/pimc:worlds=8"
     assert qualified("pig", "kozel/ppo") == "kozel/ppo"  # another game's name is not rewritten
+    # a "/" inside an option (a file path) does not make a bare kind a full name
+    assert (
+        qualified("kozel", "ppo:path=agents/zoo/kozel.zip") == "kozel/ppo:path=agents/zoo/kozel.zip"
+    )
+    assert qualified("pig", "kozel/ppo:path=a/b.zip") == "kozel/ppo:path=a/b.zip"
