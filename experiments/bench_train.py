@@ -8,11 +8,12 @@ at a time). Both have the same network, PPO settings and rollout size ``n_steps 
 batched run has ``slots`` slots and ``n_steps = rollout / slots``, and the same torch threads.
 Each row reports learner steps/s, the speed-up over ``envs``, and where the time went
 (:func:`experiments.train.training_stats`: env, opponents, wrapper, the network's forward
-passes during rollouts and the PPO update, the same work in both rows). A game whose
-opponents have no batched form yet gets the reason instead of a ``vector`` row. A config with
-a ``warm_start`` also reports its imitation stage: teacher labels per second (one process, one
-chunk of games) and supervised samples per second of the fit. Compare the rows of one run: the
-machine's speed varies between runs.
+passes during rollouts and the PPO update, the same work in both rows). Opponents without a
+batched form are played by their Python agents in the ``vector`` row too (docs/training.md);
+a collector that refuses the config (``ValueError``) gets the reason instead of its row. A
+config with a ``warm_start`` also reports its imitation stage: teacher labels per second (one
+process, one chunk of games) and supervised samples per second of the fit. Compare the rows of
+one run: the machine's speed varies between runs.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def run(games: list[str], steps: int, label_games: int, slots: int = SLOTS) -> d
             for setup, overrides in collector_overrides(game, slots).items():
                 try:
                     rows[setup] = measure_ppo(game, overrides, steps, Path(tmp) / f"{game}-{setup}")
-                except ValueError as exc:  # opponents without a batched form (yet)
+                except ValueError as exc:  # a config the collector refuses
                     rows[setup] = {"error": str(exc)}
             envs, vector = rows["envs"], rows["vector"]
             if "error" not in vector:
