@@ -16,7 +16,7 @@ from agents.training.policy import NumpyPolicy
 from agents.training.pool import OpponentPool
 from experiments import train as train_mod
 from experiments.cli import main as cli_main
-from tests.training.test_resume_exact import same_weights
+from tests.training.test_resume_exact import full_and_resumed, same_weights
 
 
 def collector(game, mix=None, lineups=None, slots=32, **kwargs) -> BatchedCollector:
@@ -364,12 +364,7 @@ def test_resume_with_a_heuristic_lineup_is_exact(tmp_path):
             "max_snapshots": 1,
         },
     }
-    full = train_mod.train(
-        train_mod.resolve_config({**config, "output": str(tmp_path / "full")}), progress=False
-    )
-    checkpoint = full.output / "checkpoints" / "step_1024.zip"
-    resolved = train_mod.resolve_config({**config, "output": str(tmp_path / "resumed")})
-    resumed = train_mod.train(resolved, resume=checkpoint, progress=False)
+    full, resumed, checkpoint = full_and_resumed(config, tmp_path, step=1024)
     assert same_weights(resumed.final_model, full.final_model)
     envs = train_mod.resolve_config(
         {**config, "collector": "envs", "n_envs": 2, "output": str(tmp_path / "envs")}

@@ -14,9 +14,8 @@ import agents.training.batched as batched
 from agents.training.batched import PYTHON, BatchedCollector
 from agents.training.engine_slots import EngineSlots, LockstepEnv
 from agents.training.pool import OpponentPool
-from experiments import train as train_mod
 from tests.training.test_batched import TINY
-from tests.training.test_resume_exact import same_weights
+from tests.training.test_resume_exact import full_and_resumed, same_weights
 
 PLAYERS = {"kozel": {}, "kiauliaganys": {"num_players": 4}, "pig": {"num_players": 4}}
 
@@ -250,10 +249,5 @@ def test_a_training_run_with_a_python_opponent_resumes_bit_for_bit(tmp_path):
             "snapshot_every": 512,
         },
     }
-    full = train_mod.train(
-        train_mod.resolve_config({**config, "output": str(tmp_path / "full")}), progress=False
-    )
-    checkpoint = full.output / "checkpoints" / "step_512.zip"
-    resolved = train_mod.resolve_config({**config, "output": str(tmp_path / "resumed")})
-    resumed = train_mod.train(resolved, resume=checkpoint, progress=False)
+    full, resumed, _ = full_and_resumed(config, tmp_path, step=512)
     assert same_weights(resumed.final_model, full.final_model)

@@ -46,6 +46,18 @@ def same_weights(a, b) -> bool:
     return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
+def full_and_resumed(config: dict, tmp_path, step: int):
+    """Train ``config`` uninterrupted (in ``tmp_path/full``), then again from that run's
+    checkpoint at ``step`` (in ``tmp_path/resumed``); both results and the checkpoint."""
+    full = train_mod.train(
+        train_mod.resolve_config({**config, "output": str(tmp_path / "full")}), progress=False
+    )
+    checkpoint = full.output / "checkpoints" / f"step_{step}.zip"
+    resolved = train_mod.resolve_config({**config, "output": str(tmp_path / "resumed")})
+    resumed = train_mod.train(resolved, resume=checkpoint, progress=False)
+    return full, resumed, checkpoint
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     out = tmp_path_factory.mktemp("full")
