@@ -178,9 +178,10 @@ class OpponentPool:
             if name.split("/")[0] != self.game:
                 raise ValueError(f"opponent {name!r} is not a {self.game} agent")
             known = registry.list_agents(self.game)
-            if name not in known and name.partition(":")[0] not in known:
+            kind, has_options, _ = name.partition(":")
+            if kind not in known:
                 raise ValueError(f"unknown opponent {name!r}; known: {', '.join(known)}")
-            if name not in known:
+            if has_options:
                 registry.parse_spec(name)  # ValueError naming a bad option and the allowed ones
 
     # ------------------------------------------------------------------ snapshots
