@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--compile-time goes with --engine")
     if sum((args.engine, args.train, args.vector)) > 1:
         parser.error("choose one of --engine, --train and --vector")
+    if args.torch_threads and not args.train:
+        parser.error("--torch-threads goes with --train")
     if (args.batches or args.no_compile_time or args.rounds) and not args.vector:
         parser.error("--batches, --rounds and --no-compile-time go with --vector")
     if args.vector:
@@ -88,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.train:
         from experiments import bench_train
 
-        return bench_train.main(games, args.steps, args.label_games, args.json)
+        return bench_train.main(
+            games, args.steps, args.label_games, args.json, torch_threads=args.torch_threads
+        )
     if args.engine:
         return _engine_main(parser, games, args.seconds, args.compile_time)
     print(format_table(run(games, args.seconds)))
@@ -124,6 +128,12 @@ def _parser() -> Parser:
     )
     parser.add_argument(
         "--steps", type=positive_int, default=20_000, help="with --train: learner steps per config"
+    )
+    parser.add_argument(
+        "--torch-threads",
+        type=positive_int,
+        default=None,
+        help="with --train: torch threads for both collectors' rows (default: each config's own)",
     )
     parser.add_argument(
         "--label-games",

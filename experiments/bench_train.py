@@ -5,7 +5,9 @@ scratch (no evaluation, checkpoints, tensorboard or warm start) twice, one after
 one process: with ``collector: envs`` as the file says (one ``LearnerEnv`` per env, Python rules
 engines and agents) and with ``collector: vector`` (one compiled batch, opponents decided a batch
 at a time). Both have the same network, PPO settings and rollout size ``n_steps × n_envs``: the
-batched run has ``slots`` slots and ``n_steps = rollout / slots``, and the same torch threads.
+batched run has ``slots`` slots and ``n_steps = rollout / slots``, and the same torch threads
+(the config's, or ``--torch-threads N`` for both rows: the PPO update is most of a batched
+row's time, and on a machine with more cores it is what more threads speed up).
 Each row reports learner steps/s, the speed-up over ``envs``, and where the time went
 (:func:`experiments.train.training_stats`: env, opponents, wrapper, the network's forward
 passes during rollouts and the PPO update, the same work in both rows). Opponents without a
@@ -37,7 +39,8 @@ QUIET = {"eval": {"every": 0}, "checkpoint": {"every": 10**9}, "tensorboard": Fa
 
 
 def measure_ppo(game: str, overrides: dict[str, Any], steps: int, out: Path) -> dict[str, Any]:
-    """Learner steps/s and time shares of ``steps`` PPO steps of ``game``'s config."""
+    """Learner steps/s and time shares of ``steps`` PPO steps of ``game``'s config (with
+    ``overrides``)."""
     config = train_mod.resolve_config(
         game,
         {
@@ -63,6 +66,7 @@ def measure_ppo(game: str, overrides: dict[str, Any], steps: int, out: Path) -> 
         "net_arch": config.policy.net_arch,
         "n_epochs": config.ppo.n_epochs,
         "batch_size": config.ppo.batch_size,
+        "torch_threads": config.torch_threads,
     }
 
 
@@ -111,13 +115,22 @@ def measure_warm_start(game: str, games: int) -> dict[str, Any] | None:
     }
 
 
-def run(games: list[str], steps: int, label_games: int, slots: int = SLOTS) -> dict[str, Any]:
-    """Every measurement of the module docstring, in one process, one after the other."""
+def run(
+    games: list[str],
+    steps: int,
+    label_games: int,
+    slots: int = SLOTS,
+    torch_threads: int | None = None,
+) -> dict[str, Any]:
+    """Every measurement of the module docstring, in one process, one after the other;
+    ``torch_threads`` (both rows) replaces the configs' own."""
     report: dict[str, Any] = {"steps": steps, "slots": slots, "games": {}}
+    threads = {} if torch_threads is None else {"torch_threads": torch_threads}
     with tempfile.TemporaryDirectory() as tmp:
         for game in games:
             rows: dict[str, Any] = {}
             for setup, overrides in collector_overrides(game, slots).items():
+                overrides = {**overrides, **threads}
                 try:
                     rows[setup] = measure_ppo(game, overrides, steps, Path(tmp) / f"{game}-{setup}")
                 except ValueError as exc:  # a config the collector refuses
@@ -136,9 +149,9 @@ def format_report(report: dict[str, Any]) -> str:
         f"MaskablePPO learner steps/s over {report['steps']:,} steps from scratch per collector, "
         "same network and PPO settings, and where the time went (one run, one after the other):",
         "",
-        "| game | collector | envs × n_steps | network | epochs × batch | steps/s | speed-up "
-        "| env | opponents | wrapper | env+opp+wrapper | rollout forward | PPO update |",
-        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| game | collector | envs × n_steps | network | epochs × batch | torch threads | steps/s "
+        "| speed-up | env | opponents | wrapper | env+opp+wrapper | rollout forward | PPO update |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     warm_lines, errors = [], []
     for game, rows in report["games"].items():
@@ -155,7 +168,8 @@ def format_report(report: dict[str, Any]) -> str:
             update = r["seconds"]["network_update"] / learn
             lines.append(
                 f"| {game} | {setup} | {r['n_envs']} × {r['n_steps']} | {arch} | "
-                f"{r['n_epochs']} × {r['batch_size']} | {r['steps_per_second']:,.0f} | {speedup} "
+                f"{r['n_epochs']} × {r['batch_size']} | {r['torch_threads']} "
+                f"| {r['steps_per_second']:,.0f} | {speedup} "
                 f"| {share['env']:.0%} | {share['opponents']:.0%} "
                 f"| {share['wrapper_overhead']:.0%} | {share['env_and_wrapper']:.0%} "
                 f"| {forward:.0%} | {update:.0%} |"
@@ -181,10 +195,16 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(games: list[str], steps: int, label_games: int, json_path: str | None) -> int:
+def main(
+    games: list[str],
+    steps: int,
+    label_games: int,
+    json_path: str | None,
+    torch_threads: int | None = None,
+) -> int:
     """``kiaule bench --train``: print the tables; also write the report as JSON if asked."""
     chosen = [g for g in games if g in GAMES] or list(GAMES)
-    report = run(chosen, steps, label_games)
+    report = run(chosen, steps, label_games, torch_threads=torch_threads)
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=2))
     print(format_report(report))

@@ -8,10 +8,12 @@ from experiments.cli import main as cli_main
 
 
 def test_one_run_measures_both_collectors_with_their_breakdown(capsys):
-    report = bench_train.run(["pig"], steps=1024, label_games=2, slots=64)
+    # --torch-threads 2 replaces the config's one thread in both rows
+    report = bench_train.run(["pig"], steps=1024, label_games=2, slots=64, torch_threads=2)
     rows = report["games"]["pig"]
     envs, vector = rows["envs"], rows["vector"]
     config = bench_train.train_mod.resolve_config("pig")
+    assert config.torch_threads == 1 and envs["torch_threads"] == vector["torch_threads"] == 2
     assert envs["collector"] == "envs" and vector["collector"] == "vector"
     assert vector["n_envs"] == 64
     assert vector["n_envs"] * vector["n_steps"] == envs["n_envs"] * envs["n_steps"]
@@ -27,7 +29,8 @@ def test_one_run_measures_both_collectors_with_their_breakdown(capsys):
     warm = rows["warm_start"]
     assert warm["labels"] > 0 and warm["labels_per_second"] > 0
     table = bench_train.format_report(report)
-    assert "| pig | envs | 8 × 256 |" in table and "| pig | vector | 64 × 32 |" in table
+    assert "| pig | envs | 8 × 256 | 128×128 | 4 × 512 | 2 |" in table
+    assert "| pig | vector | 64 × 32 |" in table
     assert "labels/s" in table
 
 
@@ -45,3 +48,12 @@ def test_the_command_refuses_engine_with_train(capsys):
         code = exc.code
     assert code == 2
     assert "choose one of --engine, --train and --vector" in capsys.readouterr().err
+
+
+def test_torch_threads_goes_with_train_only(capsys):
+    try:
+        code = cli_main(["bench", "--torch-threads", "2"])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    assert "--torch-threads goes with --train" in capsys.readouterr().err
