@@ -71,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("choose one of --engine, --train and --vector")
     if args.torch_threads and not args.train:
         parser.error("--torch-threads goes with --train")
-    if (args.batches or args.no_compile_time or args.rounds) and not args.vector:
-        parser.error("--batches, --rounds and --no-compile-time go with --vector")
+    if (args.batches or args.no_compile_time) and not args.vector:
+        parser.error("--batches and --no-compile-time go with --vector")
+    if args.rounds and not (args.vector or args.train):
+        parser.error("--rounds goes with --vector or --train")
     if args.vector:
         from experiments import bench_vector
 
@@ -91,7 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         from experiments import bench_train
 
         return bench_train.main(
-            games, args.steps, args.label_games, args.json, torch_threads=args.torch_threads
+            games,
+            args.steps,
+            args.label_games,
+            args.json,
+            torch_threads=args.torch_threads,
+            rounds=args.rounds or 1,
         )
     if args.engine:
         return _engine_main(parser, games, args.seconds, args.compile_time)
@@ -158,7 +165,9 @@ def _parser() -> Parser:
         type=positive_int,
         default=None,
         help="with --vector: measure every cell this many times, in interleaved rounds of the "
-        "whole table, and report each cell's median round (default 1)",
+        "whole table, and report each cell's median round; with --train: each game's two "
+        "collectors this many times in interleaved pairs, the rows' median rounds and the "
+        "median speed-up (default 1)",
     )
     parser.add_argument(
         "--no-compile-time",

@@ -7,7 +7,8 @@ engines and agents) and with ``collector: vector`` (one compiled batch, opponent
 at a time). Both have the same network, PPO settings and rollout size ``n_steps × n_envs``: the
 batched run has ``slots`` slots and ``n_steps = rollout / slots``, and the same torch threads
 (the config's, or ``--torch-threads N`` for both rows: the PPO update is most of a batched
-row's time, and on a machine with more cores it is what more threads speed up).
+row's time, and on a machine with more cores it is what more threads speed up). ``--rounds N``
+measures each game's two rows N times in interleaved pairs and reports medians (:func:`run`).
 Each row reports learner steps/s, the speed-up over ``envs``, and where the time went
 (:func:`experiments.train.training_stats`: env, opponents, wrapper, the network's forward
 passes during rollouts and the PPO update, the same work in both rows). Opponents without a
@@ -121,33 +122,64 @@ def run(
     label_games: int,
     slots: int = SLOTS,
     torch_threads: int | None = None,
+    rounds: int = 1,
 ) -> dict[str, Any]:
     """Every measurement of the module docstring, in one process, one after the other;
-    ``torch_threads`` (both rows) replaces the configs' own."""
-    report: dict[str, Any] = {"steps": steps, "slots": slots, "games": {}}
+    ``torch_threads`` (both rows) replaces the configs' own. With ``rounds`` > 1 each game's
+    two rows are measured that many times in interleaved pairs (envs, vector, envs, ...): each
+    row is its median round by steps/s and the speed-up is the median of the pairs' ratios, so
+    a slow or fast moment of the shared machine does not decide a row."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be a positive integer, got {rounds}")
+    report: dict[str, Any] = {"steps": steps, "slots": slots, "rounds": rounds, "games": {}}
     threads = {} if torch_threads is None else {"torch_threads": torch_threads}
     with tempfile.TemporaryDirectory() as tmp:
         for game in games:
-            rows: dict[str, Any] = {}
-            for setup, overrides in collector_overrides(game, slots).items():
-                overrides = {**overrides, **threads}
-                try:
-                    rows[setup] = measure_ppo(game, overrides, steps, Path(tmp) / f"{game}-{setup}")
-                except ValueError as exc:  # a config the collector refuses
-                    rows[setup] = {"error": str(exc)}
-            envs, vector = rows["envs"], rows["vector"]
-            if "error" not in vector:
-                vector["speedup"] = round(vector["steps_per_second"] / envs["steps_per_second"], 2)
+            measured: dict[str, list[dict[str, Any]]] = {"envs": [], "vector": []}
+            for index in range(rounds):
+                for setup, overrides in collector_overrides(game, slots).items():
+                    out = Path(tmp) / f"{game}-{setup}-{index}"
+                    try:
+                        row = measure_ppo(game, {**overrides, **threads}, steps, out)
+                    except ValueError as exc:  # a config the collector refuses
+                        row = {"error": str(exc)}
+                    measured[setup].append(row)
+            rows: dict[str, Any] = {setup: _median_row(m) for setup, m in measured.items()}
+            if "error" not in rows["vector"]:
+                ratios = sorted(
+                    v["steps_per_second"] / e["steps_per_second"]
+                    for e, v in zip(measured["envs"], measured["vector"], strict=True)
+                )
+                rows["vector"]["speedup"] = round(ratios[(len(ratios) - 1) // 2], 2)
+                rows["vector"]["round_speedups"] = [round(r, 2) for r in ratios]
             rows["warm_start"] = measure_warm_start(game, label_games) if label_games else None
             report["games"][game] = rows
     return report
 
 
+def _median_row(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median round by steps/s (the lower middle one of an even count), with every round's
+    steps/s under ``rounds``; a refused config's error as it is."""
+    if "error" in rounds[0]:
+        return rounds[0]
+    ordered = sorted(rounds, key=lambda row: row["steps_per_second"])
+    median = dict(ordered[(len(ordered) - 1) // 2])
+    median["rounds"] = [row["steps_per_second"] for row in rounds]
+    return median
+
+
 def format_report(report: dict[str, Any]) -> str:
     """The Markdown tables of :func:`run`'s report."""
+    rounds = report.get("rounds", 1)
+    how = (
+        "one run, one after the other"
+        if rounds == 1
+        else f"one run, {rounds} interleaved rounds: each row its median round, the speed-up "
+        "the median of the rounds' ratios"
+    )
     lines = [
         f"MaskablePPO learner steps/s over {report['steps']:,} steps from scratch per collector, "
-        "same network and PPO settings, and where the time went (one run, one after the other):",
+        f"same network and PPO settings, and where the time went ({how}):",
         "",
         "| game | collector | envs × n_steps | network | epochs × batch | torch threads | steps/s "
         "| speed-up | env | opponents | wrapper | env+opp+wrapper | rollout forward | PPO update |",
@@ -201,10 +233,11 @@ def main(
     label_games: int,
     json_path: str | None,
     torch_threads: int | None = None,
+    rounds: int = 1,
 ) -> int:
     """``kiaule bench --train``: print the tables; also write the report as JSON if asked."""
     chosen = [g for g in games if g in GAMES] or list(GAMES)
-    report = run(chosen, steps, label_games, torch_threads=torch_threads)
+    report = run(chosen, steps, label_games, torch_threads=torch_threads, rounds=rounds)
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=2))
     print(format_report(report))

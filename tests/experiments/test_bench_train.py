@@ -57,3 +57,26 @@ def test_torch_threads_goes_with_train_only(capsys):
         code = exc.code
     assert code == 2
     assert "--torch-threads goes with --train" in capsys.readouterr().err
+
+
+def test_rounds_interleave_the_collectors_and_report_medians(monkeypatch):
+    calls = []
+    speeds = iter([100.0, 300.0, 50.0, 200.0, 120.0, 480.0])  # (envs, vector) per round
+
+    def fake_measure(game, overrides, steps, out):
+        calls.append(overrides["collector"])
+        return {"collector": overrides["collector"], "steps_per_second": next(speeds)}
+
+    monkeypatch.setattr(bench_train, "measure_ppo", fake_measure)
+    report = bench_train.run(["pig"], steps=10, label_games=0, slots=64, rounds=3)
+    assert calls == ["envs", "vector"] * 3
+    rows = report["games"]["pig"]
+    assert rows["envs"]["steps_per_second"] == 100.0  # median of 100, 50, 120
+    assert rows["envs"]["rounds"] == [100.0, 50.0, 120.0]
+    assert rows["vector"]["steps_per_second"] == 300.0  # median of 300, 200, 480
+    # the median of the rounds' own ratios (3, 4, 4), not the ratio of the medians (3)
+    assert rows["vector"]["speedup"] == 4.0 and rows["vector"]["round_speedups"] == [3.0, 4.0, 4.0]
+    import pytest
+
+    with pytest.raises(ValueError, match="rounds must be a positive integer"):
+        bench_train.run(["pig"], steps=10, label_games=0, rounds=0)

@@ -91,8 +91,8 @@ def test_openspiel_rows_and_the_ratio_column(monkeypatch) -> None:
         (["--vector", "--batches", "0,4"], "expected positive integers"),
         (["--vector", "--batches", "a"], "expected positive integers"),
         (["--vector", "--engine"], "choose one of --engine, --train and --vector"),
-        (["--batches", "4"], "--batches, --rounds and --no-compile-time go with --vector"),
-        (["--rounds", "3"], "--batches, --rounds and --no-compile-time go with --vector"),
+        (["--batches", "4"], "--batches and --no-compile-time go with --vector"),
+        (["--rounds", "3"], "--rounds goes with --vector or --train"),
         (["--vector", "--rounds", "0"], "--rounds"),
     ],
 )
