@@ -146,12 +146,12 @@ def run(
                     measured[setup].append(row)
             rows: dict[str, Any] = {setup: _median_row(m) for setup, m in measured.items()}
             if "error" not in rows["vector"]:
-                ratios = sorted(
+                ratios = [
                     v["steps_per_second"] / e["steps_per_second"]
                     for e, v in zip(measured["envs"], measured["vector"], strict=True)
-                )
-                rows["vector"]["speedup"] = round(ratios[(len(ratios) - 1) // 2], 2)
-                rows["vector"]["round_speedups"] = [round(r, 2) for r in ratios]
+                ]
+                rows["vector"]["speedup"] = round(sorted(ratios)[(len(ratios) - 1) // 2], 2)
+                rows["vector"]["round_speedups"] = [round(r, 2) for r in ratios]  # round order
             rows["warm_start"] = measure_warm_start(game, label_games) if label_games else None
             report["games"][game] = rows
     return report

@@ -53,7 +53,7 @@ X_YEARS = X_NOT_SUIT + 4 * C.MAX_SEATS
 X_DEALS = X_YEARS + C.MAX_SEATS
 X_DEALER = X_DEALS + 1
 X_RNG = X_DEALER + 1
-X_MARK = X_RNG + rng.RNG_WORDS  # the G10a marker (:func:`_marker`) of the records kept
+X_MARK = X_RNG + rng.RNG_WORDS  # the G10a marker (vector_history._marker) of the records kept
 X_NEWEST = X_MARK + 1  # the slot's newest G10a record in the pool (-1: none)
 # what the slot's observation holds now in its bit slices (each step writes what changed)
 X_SHOWN_HAND = X_NEWEST + 1  # the hand in the hand slice
