@@ -136,8 +136,9 @@ def run(
     with tempfile.TemporaryDirectory() as tmp:
         for game in games:
             measured: dict[str, list[dict[str, Any]]] = {"envs": [], "vector": []}
+            setups = collector_overrides(game, slots)
             for index in range(rounds):
-                for setup, overrides in collector_overrides(game, slots).items():
+                for setup, overrides in setups.items():
                     out = Path(tmp) / f"{game}-{setup}-{index}"
                     try:
                         row = measure_ppo(game, {**overrides, **threads}, steps, out)
@@ -150,11 +151,16 @@ def run(
                     v["steps_per_second"] / e["steps_per_second"]
                     for e, v in zip(measured["envs"], measured["vector"], strict=True)
                 ]
-                rows["vector"]["speedup"] = round(sorted(ratios)[(len(ratios) - 1) // 2], 2)
+                rows["vector"]["speedup"] = round(_lower_middle(sorted(ratios)), 2)
                 rows["vector"]["round_speedups"] = [round(r, 2) for r in ratios]  # round order
             rows["warm_start"] = measure_warm_start(game, label_games) if label_games else None
             report["games"][game] = rows
     return report
+
+
+def _lower_middle(ordered: list[Any]) -> Any:
+    """The median of a sorted list: its lower middle item when the count is even."""
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def _median_row(rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -162,8 +168,7 @@ def _median_row(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     steps/s under ``rounds``; a refused config's error as it is."""
     if "error" in rounds[0]:
         return rounds[0]
-    ordered = sorted(rounds, key=lambda row: row["steps_per_second"])
-    median = dict(ordered[(len(ordered) - 1) // 2])
+    median = dict(_lower_middle(sorted(rounds, key=lambda row: row["steps_per_second"])))
     median["rounds"] = [row["steps_per_second"] for row in rounds]
     return median
 
