@@ -8,13 +8,20 @@ first runs this, then PPO continues from the imitated weights for ``total_timest
    ``student``, the network trained so far) and ask the teacher what it would play at every
    decision with more than one legal move, whoever acts there. The seats play their own moves,
    so the states are those the student and its opponents reach (DAgger), while the labels are
-   the teacher's. The first round has no student yet; its weight goes to the other members.
+   the teacher's. The first round has no student yet; its weight goes to the other members
+   (unless the run started from a model file: that network is then the first student).
 2. **Fit** (:func:`fit`): the policy network (actor and value head) is trained on every round's
    labels so far (the DAgger aggregate): cross-entropy of the masked policy against the teacher's
    policy (a teacher with ``act_with_policy`` gives its distribution: IS-MCTS its root visit
    shares, as AlphaZero's policy targets; ``pig/heuristic:ties=random`` the exact shares of its
    tied moves; other agents their move, one-hot), and squared error of the value head against
    the seat's reward at the end of the game.
+
+A run started from a model file (``--resume`` a file without training state, such as a zoo
+model) can improve that network where it is weak and leave it alone elsewhere:
+``warm_start.teacher_where`` (``{face_down: 0}``: the Kiauliaganys endgame) has the teacher label
+only the decisions whose view has those values, and the starting network's own policy label all
+the others, so the fit pulls the policy toward the teacher there and holds it in place around them.
 
 Games are split into fixed chunks with their own seeds, played by ``workers`` processes: the
 labels, and so the network, do not depend on how the chunks were scheduled. Each round's labels
@@ -106,6 +113,9 @@ class _Labeller:
     behaviour: Any
     teacher: Any
     is_teacher: bool
+    #: ``warm_start.teacher_where`` and the starting network that labels the other decisions
+    where: dict[str, int] | None = None
+    anchor: NumpyPolicy | None = None
     rows: list[tuple[np.ndarray, np.ndarray, int, dict[int, float]]] = field(default_factory=list)
 
     def reset(self) -> None:
@@ -115,6 +125,11 @@ class _Labeller:
     def act(self, decision: Any) -> int:
         if len(decision.legal_moves) < 2:
             return self.behaviour.act(decision)
+        if self.anchor is not None and not _matches(decision.view, self.where):
+            policy = self.anchor.probabilities(decision.observation, decision.action_mask)
+            label = max(policy, key=policy.__getitem__)
+            self.rows.append((decision.observation, decision.action_mask, label, policy))
+            return self.behaviour.act(decision)
         if hasattr(self.teacher, "act_with_policy"):
             label, policy = self.teacher.act_with_policy(decision)
         else:
@@ -122,6 +137,30 @@ class _Labeller:
             policy = {label: 1.0}
         self.rows.append((decision.observation, decision.action_mask, int(label), policy))
         return label if self.is_teacher else self.behaviour.act(decision)
+
+
+def _matches(view: Any, where: dict[str, int] | None) -> bool:
+    """Whether ``view`` has every value of ``where`` (None: every view)."""
+    return where is None or all(getattr(view, key) == value for key, value in where.items())
+
+
+def check_teacher_where(game: str, env_kwargs: dict[str, Any], where: dict[str, int]) -> None:
+    """Refuse (``ValueError``) a ``warm_start.teacher_where`` key that is not a field of the
+    game's view, before any game is played."""
+    from dataclasses import fields, is_dataclass
+
+    from kiaule_env import get_game
+
+    env = get_game(game).load().raw_env(**env_kwargs)
+    env.reset(seed=0)
+    view = env.view(env.possible_agents[0])
+    names = [f.name for f in fields(view)] if is_dataclass(view) else []
+    unknown = [key for key in where if key not in names]
+    if unknown:
+        raise ValueError(
+            f"warm_start.teacher_where: {unknown[0]!r} is not a field of the {game} view; its "
+            f"fields: {', '.join(names)}"
+        )
 
 
 def _member_agent(
@@ -152,6 +191,7 @@ def play_and_label(task: dict[str, Any]) -> Labels:
     env = get_game(game).load().raw_env(**task["env_kwargs"])
     n = len(env.possible_agents)
     student = NumpyPolicy.from_arrays(task["student"]) if task["student"] is not None else None
+    anchor = NumpyPolicy.from_arrays(task["anchor"]) if task["anchor"] is not None else None
     names, weights = zip(*task["behaviour"].items(), strict=True)
     p = np.asarray(weights, dtype=float) / sum(weights)
     rng = np.random.default_rng(seed)
@@ -166,6 +206,8 @@ def play_and_label(task: dict[str, Any]) -> Labels:
                 _member_agent(game, m, teacher, student, seed * 97 + s, task["deterministic_play"]),
                 teacher,
                 m == TEACHER,
+                task["teacher_where"],
+                anchor,
             )
             for s, m in enumerate(members)
         ]
@@ -190,7 +232,12 @@ def play_and_label(task: dict[str, Any]) -> Labels:
     )
 
 
-def _tasks(config: dict[str, Any], round_index: int, student: NumpyPolicy | None) -> list[dict]:
+def _tasks(
+    config: dict[str, Any],
+    round_index: int,
+    student: NumpyPolicy | None,
+    anchor: NumpyPolicy | None = None,
+) -> list[dict]:
     warm = config["warm_start"]
     behaviour = {k: float(v) for k, v in warm["behaviour"].items() if v > 0}
     if student is None:
@@ -212,15 +259,23 @@ def _tasks(config: dict[str, Any], round_index: int, student: NumpyPolicy | None
                 "student": None if student is None else student.to_arrays(),
                 "games": min(CHUNK, games - first),
                 "deterministic_play": bool(config["deterministic_play"]),
+                "teacher_where": warm.get("teacher_where"),
+                "anchor": None if anchor is None else anchor.to_arrays(),
                 "seed": int(config["seed"]) * 1_000_003 + round_index * 10_007 + chunk,
             }
         )
     return tasks
 
 
-def label_round(config: dict[str, Any], round_index: int, student: NumpyPolicy | None) -> Labels:
-    """Play and label one round's games on ``warm_start.workers`` processes."""
-    tasks = _tasks(config, round_index, student)
+def label_round(
+    config: dict[str, Any],
+    round_index: int,
+    student: NumpyPolicy | None,
+    anchor: NumpyPolicy | None = None,
+) -> Labels:
+    """Play and label one round's games on ``warm_start.workers`` processes (``anchor``: the
+    network that labels the decisions outside ``warm_start.teacher_where``)."""
+    tasks = _tasks(config, round_index, student, anchor)
     workers = int(config["warm_start"]["workers"])
     if workers <= 1:
         parts = [play_and_label(t) for t in tasks]
@@ -283,15 +338,30 @@ def fit(model: Any, labels: Labels, warm: dict[str, Any], seed: int) -> dict[str
     }
 
 
-def warm_start(model: Any, config: dict[str, Any], out: Path, log: Any = None) -> dict[str, Any]:
+def warm_start(
+    model: Any, config: dict[str, Any], out: Path, log: Any = None, from_model: bool = False
+) -> dict[str, Any]:
     """Run the DAgger rounds of ``config["warm_start"]`` on ``model`` (see the module
-    docstring); return the statistics written to ``<out>/warm_start/stats.json``."""
+    docstring); return the statistics written to ``<out>/warm_start/stats.json``.
+
+    ``from_model``: ``model`` already holds a trained network (a run started from a model
+    file), which is then the student of the first round and, with ``teacher_where``, labels
+    the decisions the teacher does not."""
     warm = config["warm_start"]
+    where = warm.get("teacher_where")
+    if where is not None and not from_model:
+        raise ValueError(
+            "warm_start.teacher_where labels the other decisions with the starting network's "
+            "own policy: start the run from a model file (--resume), or leave teacher_where out"
+        )
+    if where is not None:
+        check_teacher_where(config["game"], config["env_kwargs"], where)
     folder = out / "warm_start"
     folder.mkdir(parents=True, exist_ok=True)
     rounds: list[dict[str, Any]] = []
     data: list[Labels] = []
-    student: NumpyPolicy | None = None
+    student = NumpyPolicy.from_sb3(model.policy) if from_model else None
+    anchor = student if where is not None else None
     for round_index in range(int(warm["rounds"])):
         path = folder / f"round_{round_index}.npz"
         if path.is_file():
@@ -299,7 +369,7 @@ def warm_start(model: Any, config: dict[str, Any], out: Path, log: Any = None) -
             reused = True
         else:
             wall = time.perf_counter()
-            labels = label_round(config, round_index, student)
+            labels = label_round(config, round_index, student, anchor)
             labels.wall_seconds = time.perf_counter() - wall
             labels.save(path)
             reused = False
@@ -323,6 +393,12 @@ def warm_start(model: Any, config: dict[str, Any], out: Path, log: Any = None) -
         rounds.append(row)
         if log is not None:
             log(row)
-    stats = {"teacher": warm["teacher"], "behaviour": warm["behaviour"], "rounds": rounds}
+    stats = {
+        "teacher": warm["teacher"],
+        "behaviour": warm["behaviour"],
+        "teacher_where": where,
+        "from_model": from_model,
+        "rounds": rounds,
+    }
     (folder / "stats.json").write_text(json.dumps(stats, indent=2))
     return stats

@@ -55,6 +55,16 @@ class NumpyPolicy:
             h = np.maximum(h, 0.0) if relu else np.tanh(h)
         return self.head[0] @ h + self.head[1]
 
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> dict[int, float]:
+        """The masked softmax over the legal actions, ``action -> probability``."""
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action in the mask")
+        z = self.logits(observation)[legal].astype(np.float64)
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return {int(a): float(q) for a, q in zip(legal, p, strict=True)}
+
     def act(
         self,
         observation: np.ndarray,

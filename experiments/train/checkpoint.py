@@ -315,7 +315,10 @@ def check_resume(config: TrainConfig, resume: Path) -> dict[str, Any]:
         )
     done = int(meta.get("timesteps", 0))
     total = config.total_timesteps
-    if total <= done:
+    # a model file without training state starts a new run: with a warm start, the imitated
+    # network may be the model (no PPO steps added)
+    imitation_only = config.warm_start is not None and not state_path(resume).is_file()
+    if total < done or (total == done and not imitation_only):
         raise ValueError(
             f"{resume} has already trained {done:,} steps and --timesteps (total_timesteps) is "
             f"the total to reach, not the steps to add: --timesteps {total} leaves nothing to "

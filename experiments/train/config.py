@@ -114,6 +114,12 @@ class WarmStartConfig(_Section):
     batch_size: Annotated[int, Field(ge=2)]
     learning_rate: Annotated[float, Field(gt=0.0)]
     value_coef: Annotated[float, Field(ge=0.0)]
+    #: the teacher labels only the decisions whose view has these values (``{face_down: 0}``:
+    #: Kiauliaganys once the face-down cards are gone, G5); every other decision is labelled
+    #: with the starting network's own policy, so the imitation changes play only where the
+    #: teacher labels. Needs a starting network: ``--resume`` a model file (None: the teacher
+    #: labels every decision)
+    teacher_where: dict[str, int] | None = None
 
     @field_validator("behaviour")
     @classmethod

@@ -136,15 +136,21 @@ class _Run:
         self._make_callbacks(stop)
 
     def _warm_start(self) -> dict[str, Any] | None:
-        """Imitation before PPO (a new run with a ``warm_start`` only): its stats, else None."""
-        if self.config.warm_start is None or self.resume is not None:
+        """Imitation before PPO, in a new run with a ``warm_start``: its stats, else None. A run
+        started from a model file without training state (a zoo model) is new too, and imitates
+        from that network; a run resumed from its own checkpoint has done its warm start."""
+        if self.config.warm_start is None:
+            return None
+        from_model = self.resume is not None
+        if from_model and state_path(self.resume).is_file():
             return None
         from agents.training.distill import warm_start
 
         def log(row: Any) -> None:
             print(f"warm start: {row}", file=sys.stderr)
 
-        return warm_start(self.model, self.config.as_dict(), self.out, log=log)
+        config = self.config.as_dict()
+        return warm_start(self.model, config, self.out, log=log, from_model=from_model)
 
     def save_model(self, path: Path) -> None:
         """The model with its ``kiaule.json``."""
