@@ -1,14 +1,26 @@
 """Random play through a PettingZoo env's public API for a fixed time: the loop that
 ``kiaule bench`` (:mod:`experiments.bench_envs`) and ``kiaule bench --vector``
-(:mod:`experiments.bench_vector`) both time, so their PettingZoo figures come from one loop."""
+(:mod:`experiments.bench_vector`) both time, so their PettingZoo figures come from one loop; and
+the median round the benchmarks that measure in rounds report (:func:`lower_median`)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from agents.random_agent import RandomAgent
 from kiaule_env.core.play import play_episode
+
+T = TypeVar("T")
+
+
+def lower_median(items: Sequence[T], key: Callable[[T], Any] | None = None) -> T:
+    """The median item of ``items`` ranked by ``key``: the lower middle one of an even count,
+    so the median is always a measured round, never an average of two."""
+    ranked = sorted(items, key=key)
+    return ranked[(len(ranked) - 1) // 2]
 
 
 @dataclass

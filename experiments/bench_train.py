@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments import train as train_mod
+from experiments.bench_api import lower_median
 
 #: the games measured (those with decisions and a batched env)
 GAMES = ("kozel", "kiauliaganys", "pig")
@@ -151,16 +152,11 @@ def run(
                     v["steps_per_second"] / e["steps_per_second"]
                     for e, v in zip(measured["envs"], measured["vector"], strict=True)
                 ]
-                rows["vector"]["speedup"] = round(_lower_middle(sorted(ratios)), 2)
+                rows["vector"]["speedup"] = round(lower_median(ratios), 2)
                 rows["vector"]["round_speedups"] = [round(r, 2) for r in ratios]  # round order
             rows["warm_start"] = measure_warm_start(game, label_games) if label_games else None
             report["games"][game] = rows
     return report
-
-
-def _lower_middle(ordered: list[Any]) -> Any:
-    """The median of a sorted list: its lower middle item when the count is even."""
-    return ordered[(len(ordered) - 1) // 2]
 
 
 def _median_row(rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -168,7 +164,7 @@ def _median_row(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     steps/s under ``rounds``; a refused config's error as it is."""
     if "error" in rounds[0]:
         return rounds[0]
-    median = dict(_lower_middle(sorted(rounds, key=lambda row: row["steps_per_second"])))
+    median = dict(lower_median(rounds, key=lambda row: row["steps_per_second"]))
     median["rounds"] = [row["steps_per_second"] for row in rounds]
     return median
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.bench_api import bench
+from experiments.bench_api import bench, lower_median
 from experiments.bench_engine import probe_times
 from experiments.outdir import write_atomic
 from kiaule_env import GAMES, vector
@@ -241,8 +241,8 @@ def _median_round(cells: tuple[Row, ...]) -> Row:
     rate; a single round is returned as measured."""
     if len(cells) == 1:
         return cells[0]
-    ranked = sorted(cells, key=lambda r: r.steps_per_s)
-    return replace(ranked[(len(ranked) - 1) // 2], rounds=[r.steps_per_s for r in cells])
+    median = lower_median(cells, key=lambda r: r.steps_per_s)
+    return replace(median, rounds=[r.steps_per_s for r in cells])
 
 
 def state_per_slot(measured: list[Row]) -> int:

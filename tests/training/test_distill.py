@@ -10,6 +10,8 @@ import pytest
 import agents
 from agents.base import decision_from_env
 from agents.training import distill
+from agents.training.model_io import export_for_play
+from agents.training.policy import NumpyPolicy
 from experiments import train as train_mod
 from kiaule_env import kiauliaganys_v0, pig_v0
 from kiaule_env.core.play import play_episode
@@ -164,3 +166,105 @@ def test_zero_ppo_steps_only_with_a_warm_start(tmp_path):
     assert result.timesteps == 0 and result.final_model.is_file()
     model = agents.make("pig/ppo", path=result.final_model)  # the imitated network plays
     assert model.meta["timesteps"] == 0
+
+
+def _anchor_policy(seed: int = 3) -> NumpyPolicy:
+    """A random actor of the Kiauliaganys observation and action sizes."""
+    env = kiauliaganys_v0.raw_env(num_players=4)
+    size = env.observation_space("player_0")["observation"].shape[0]
+    count = env.action_space("player_0").n
+    rng = np.random.default_rng(seed)
+    layer = (rng.normal(size=(16, size)).astype(np.float32), np.zeros(16, np.float32))
+    head = (rng.normal(size=(count, 16)).astype(np.float32), np.zeros(count, np.float32))
+    return NumpyPolicy([layer], head)
+
+
+def test_policy_probabilities_are_the_masked_softmax():
+    policy = _anchor_policy()
+    env = kiauliaganys_v0.raw_env(num_players=4)
+    env.reset(seed=1)
+    decision = decision_from_env(env, env.agent_selection)
+    shares = policy.probabilities(decision.observation, decision.action_mask)
+    assert sorted(shares) == list(np.flatnonzero(decision.action_mask))
+    z = policy.logits(decision.observation)[sorted(shares)]
+    expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    assert np.allclose([shares[a] for a in sorted(shares)], expected)
+    best = max(shares, key=shares.__getitem__)
+    assert best == policy.act(decision.observation, decision.action_mask)
+
+
+def test_teacher_where_has_the_teacher_label_only_matching_views_and_the_anchor_the_rest():
+    teacher, anchor = HighestMove(), _anchor_policy()
+    seats = [
+        distill._Labeller(
+            agents.make("kiauliaganys/random", seed=s), teacher, False, {"face_down": 0}, anchor
+        )
+        for s in range(4)
+    ]
+    play_episode(kiauliaganys_v0.raw_env(num_players=4), seats, seed=5)
+    rows = [row for seat in seats for row in seat.rows]
+    assert 0 < teacher.asked < len(rows)  # both kinds of decision came up
+    taught = [row for row in rows if row[3] == {row[2]: 1.0}]  # the teacher's one-hot labels
+    assert len(taught) == teacher.asked
+    for _, mask, label, _ in taught:
+        assert label == np.flatnonzero(mask)[-1]
+    anchored = [row for row in rows if row[3] != {row[2]: 1.0}]
+    assert len(anchored) == len(rows) - teacher.asked
+    for obs, mask, label, policy in anchored:  # the starting network's own soft policy
+        assert policy == pytest.approx(anchor.probabilities(obs, mask))
+        assert label == anchor.act(obs, mask)
+
+
+def test_teacher_where_picks_decisions_by_the_view():
+    teacher = HighestMove()
+    seen = []
+
+    class Spy:
+        def reset(self):
+            pass
+
+        def act(self, decision):
+            if len(decision.legal_moves) > 1:
+                seen.append(decision.view.face_down)
+            return int(np.flatnonzero(decision.action_mask)[0])
+
+    seats = [
+        distill._Labeller(Spy(), teacher, False, {"face_down": 0}, _anchor_policy())
+        for _ in range(4)
+    ]
+    play_episode(kiauliaganys_v0.raw_env(num_players=4), seats, seed=7)
+    assert teacher.asked == sum(1 for f in seen if f == 0)  # G5: face-down cards gone
+    assert 0 < teacher.asked < len(seen)
+
+
+def test_teacher_where_needs_a_starting_network_and_a_field_of_the_view(tmp_path):
+    config = warm_config(tmp_path, teacher_where={"face_down": 0})
+    with pytest.raises(ValueError, match="start the run from a model file"):
+        distill.warm_start(object(), config.as_dict(), tmp_path / "w")
+    with pytest.raises(ValueError, match="'facedown' is not a field of the kiauliaganys view; "
+                       "its fields: seat, config, hand"):  # fmt: skip
+        distill.check_teacher_where("kiauliaganys", {"num_players": 4}, {"facedown": 0})
+
+
+def test_a_run_started_from_a_model_file_imitates_from_it_where_the_teacher_labels(tmp_path):
+    first = train_mod.train(tiny_config("kiauliaganys", tmp_path / "base"), progress=False)
+    exported = tmp_path / "model.zip"
+    export_for_play(first.final_model, exported)
+    steps = first.timesteps
+    warm = {**WARM, "rounds": 1, "games_per_round": 4, "teacher_where": {"face_down": 0}}
+    warm["behaviour"] = {"student": 1.0, "random": 1.0}
+    config = tiny_config("kiauliaganys", tmp_path / "run", total_timesteps=steps, warm_start=warm)
+    result = train_mod.train(config, resume=exported, progress=False)
+    warm = result.stats["warm_start"]
+    assert warm["from_model"] and warm["teacher_where"] == {"face_down": 0}
+    assert result.timesteps == steps  # imitation only: no PPO step added
+    labels = distill.Labels.load(tmp_path / "run" / "warm_start" / "round_0.npz")
+    start = agents.make("kiauliaganys/ppo", path=exported).policy
+    anchored = [i for i in range(len(labels)) if labels.target[i].max() < 1]
+    assert anchored  # the starting network labelled the decisions before the endgame
+    i = anchored[0]
+    shares = start.probabilities(labels.obs[i], labels.mask[i])
+    assert labels.target[i][list(shares)] == pytest.approx(list(shares.values()), abs=1e-6)
+    # a run resumed from its own checkpoint has done its warm start: none again
+    with pytest.raises(ValueError, match="leaves nothing to train"):
+        train_mod.train(config, resume=result.final_model, progress=False)
