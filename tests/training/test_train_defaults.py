@@ -62,3 +62,20 @@ def test_kiaule_train_runs_a_game_from_its_defaults(game, no_config_files, tmp_p
 def test_an_unknown_name_lists_the_games(no_config_files):
     with pytest.raises(ValueError, match="neither a config file nor a game; games: kozel"):
         resolve_config("chess")
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        p.name for p in config_module.CONFIG_DIR.glob("*.yaml") if not p.name.startswith("rllib_")
+    ),
+)
+def test_every_shipped_training_config_is_valid(path):
+    config = resolve_config(str(config_module.CONFIG_DIR / path))
+    assert config.game in GAMES
+
+
+def test_the_endgame_config_has_the_teacher_label_the_kiauliaganys_endgame_only():
+    config = resolve_config(str(config_module.CONFIG_DIR / "kiauliaganys_endgame.yaml"))
+    assert config.warm_start.teacher_where == {"face_down": 0}  # G5: no face-down cards left
+    assert config.total_timesteps == 0  # imitation only unless --timesteps says more
