@@ -17,11 +17,12 @@ first runs this, then PPO continues from the imitated weights for ``total_timest
    tied moves; other agents their move, one-hot), and squared error of the value head against
    the seat's reward at the end of the game.
 
-A run started from a model file (``--resume`` a file without training state, such as a zoo
-model) can improve that network where it is weak and leave it alone elsewhere:
-``warm_start.teacher_where`` (``{face_down: 0}``: the Kiauliaganys endgame) has the teacher label
-only the decisions whose view has those values, and the starting network's own policy label all
-the others, so the fit pulls the policy toward the teacher there and holds it in place around them.
+With ``warm_start.from_model``, a run started from a model file (``--resume`` a file without
+training state, such as a zoo model) imitates from that network. It can then improve the network
+where it is weak and leave it alone elsewhere: ``warm_start.teacher_where`` (``{face_down: 0}``:
+the Kiauliaganys endgame) has the teacher label only the decisions whose view has those values,
+and the starting network's own policy label all the others, so the fit pulls the policy toward
+the teacher there and holds it in place around them.
 
 Games are split into fixed chunks with their own seeds, played by ``workers`` processes: the
 labels, and so the network, do not depend on how the chunks were scheduled. Each round's labels

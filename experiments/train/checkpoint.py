@@ -317,7 +317,8 @@ def check_resume(config: TrainConfig, resume: Path) -> dict[str, Any]:
     total = config.total_timesteps
     # a model file without training state starts a new run: with a warm start, the imitated
     # network may be the model (no PPO steps added)
-    imitation_only = config.warm_start is not None and not state_path(resume).is_file()
+    warm = config.warm_start
+    imitation_only = warm is not None and warm.from_model and not state_path(resume).is_file()
     if total < done or (total == done and not imitation_only):
         raise ValueError(
             f"{resume} has already trained {done:,} steps and --timesteps (total_timesteps) is "

@@ -17,7 +17,14 @@ import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 
@@ -114,11 +121,14 @@ class WarmStartConfig(_Section):
     batch_size: Annotated[int, Field(ge=2)]
     learning_rate: Annotated[float, Field(gt=0.0)]
     value_coef: Annotated[float, Field(ge=0.0)]
+    #: run the warm start also in a run started from a model file (``--resume`` of a file
+    #: without training state, such as a zoo model), imitating from that network, which is
+    #: then the first round's student; otherwise a resumed run never imitates
+    from_model: bool = False
     #: the teacher labels only the decisions whose view has these values (``{face_down: 0}``:
     #: Kiauliaganys once the face-down cards are gone, G5); every other decision is labelled
     #: with the starting network's own policy, so the imitation changes play only where the
-    #: teacher labels. Needs a starting network: ``--resume`` a model file (None: the teacher
-    #: labels every decision)
+    #: teacher labels. Needs ``from_model`` (None: the teacher labels every decision)
     teacher_where: dict[str, int] | None = None
 
     @field_validator("behaviour")
@@ -127,6 +137,15 @@ class WarmStartConfig(_Section):
         if not any(w > 0 for k, w in mix.items() if k != "student"):
             raise ValueError("needs a positive weight for a member other than 'student'")
         return mix
+
+    @model_validator(mode="after")
+    def _where_needs_a_model(self) -> WarmStartConfig:
+        if self.teacher_where is not None and not self.from_model:
+            raise ValueError(
+                "teacher_where labels the other decisions with the starting network's own "
+                "policy: it needs from_model: true and a run started from a model file"
+            )
+        return self
 
 
 class TrainConfig(_Section):

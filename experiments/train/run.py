@@ -137,12 +137,14 @@ class _Run:
 
     def _warm_start(self) -> dict[str, Any] | None:
         """Imitation before PPO, in a new run with a ``warm_start``: its stats, else None. A run
-        started from a model file without training state (a zoo model) is new too, and imitates
-        from that network; a run resumed from its own checkpoint has done its warm start."""
-        if self.config.warm_start is None:
+        started from a model file without training state (a zoo model) imitates from that
+        network when ``warm_start.from_model`` asks for it; a run resumed from its own
+        checkpoint has done its warm start."""
+        warm = self.config.warm_start
+        if warm is None:
             return None
         from_model = self.resume is not None
-        if from_model and state_path(self.resume).is_file():
+        if from_model and (not warm.from_model or state_path(self.resume).is_file()):
             return None
         from agents.training.distill import warm_start
 

@@ -238,9 +238,11 @@ def test_teacher_where_picks_decisions_by_the_view():
 
 
 def test_teacher_where_needs_a_starting_network_and_a_field_of_the_view(tmp_path):
-    config = warm_config(tmp_path, teacher_where={"face_down": 0})
+    with pytest.raises(ValueError, match=r"warm_start: .*teacher_where .* needs from_model: true"):
+        warm_config(tmp_path, teacher_where={"face_down": 0})
+    config = warm_config(tmp_path, teacher_where={"face_down": 0}, from_model=True)
     with pytest.raises(ValueError, match="start the run from a model file"):
-        distill.warm_start(object(), config.as_dict(), tmp_path / "w")
+        distill.warm_start(object(), config.as_dict(), tmp_path / "w")  # a fresh network
     with pytest.raises(ValueError, match="'facedown' is not a field of the kiauliaganys view; "
                        "its fields: seat, config, hand"):  # fmt: skip
         distill.check_teacher_where("kiauliaganys", {"num_players": 4}, {"facedown": 0})
@@ -252,7 +254,7 @@ def test_a_run_started_from_a_model_file_imitates_from_it_where_the_teacher_labe
     export_for_play(first.final_model, exported)
     steps = first.timesteps
     warm = {**WARM, "rounds": 1, "games_per_round": 4, "teacher_where": {"face_down": 0}}
-    warm["behaviour"] = {"student": 1.0, "random": 1.0}
+    warm.update(behaviour={"student": 1.0, "random": 1.0}, from_model=True)
     config = tiny_config("kiauliaganys", tmp_path / "run", total_timesteps=steps, warm_start=warm)
     result = train_mod.train(config, resume=exported, progress=False)
     warm = result.stats["warm_start"]
@@ -268,3 +270,22 @@ def test_a_run_started_from_a_model_file_imitates_from_it_where_the_teacher_labe
     # a run resumed from its own checkpoint has done its warm start: none again
     with pytest.raises(ValueError, match="leaves nothing to train"):
         train_mod.train(config, resume=result.final_model, progress=False)
+
+
+def test_a_run_resumed_from_a_model_file_imitates_only_with_from_model(tmp_path):
+    first = train_mod.train(tiny_config("kiauliaganys", tmp_path / "base"), progress=False)
+    exported = tmp_path / "model.zip"
+    export_for_play(first.final_model, exported)
+    steps = first.timesteps
+    config = tiny_config(
+        "kiauliaganys", tmp_path / "run", total_timesteps=steps + 1024, warm_start=WARM
+    )  # as the shipped configs: a warm start for new runs, from_model left out
+    result = train_mod.train(config, resume=exported, progress=False)
+    assert "warm_start" not in result.stats and result.timesteps > steps
+    assert not (tmp_path / "run" / "warm_start").exists()
+    with pytest.raises(ValueError, match="leaves nothing to train"):  # no imitation to be had
+        train_mod.train(
+            tiny_config("kiauliaganys", tmp_path / "r2", total_timesteps=steps, warm_start=WARM),
+            resume=exported,
+            progress=False,
+        )
