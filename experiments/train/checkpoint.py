@@ -289,6 +289,16 @@ def load_checkpoint_model(resume: Path, config: TrainConfig, vec_env, tensorboar
     return model
 
 
+def imitates(config: TrainConfig, resume: Path | None) -> bool:
+    """Whether the run runs the config's ``warm_start``: a new run does; one started from a
+    model file without training state (a zoo model) only with ``warm_start.from_model``; one
+    resumed from its own checkpoint never (it has done its warm start)."""
+    warm = config.warm_start
+    if warm is None:
+        return False
+    return resume is None or (warm.from_model and not state_path(resume).is_file())
+
+
 def check_resume(config: TrainConfig, resume: Path) -> dict[str, Any]:
     """The checkpoint's metadata, if ``config`` can continue it; ``ValueError`` otherwise.
 
@@ -315,11 +325,8 @@ def check_resume(config: TrainConfig, resume: Path) -> dict[str, Any]:
         )
     done = int(meta.get("timesteps", 0))
     total = config.total_timesteps
-    # a model file without training state starts a new run: with a warm start, the imitated
-    # network may be the model (no PPO steps added)
-    warm = config.warm_start
-    imitation_only = warm is not None and warm.from_model and not state_path(resume).is_file()
-    if total < done or (total == done and not imitation_only):
+    # a run that imitates before PPO may add no PPO step: the imitated network is the model
+    if total < done or (total == done and not imitates(config, resume)):
         raise ValueError(
             f"{resume} has already trained {done:,} steps and --timesteps (total_timesteps) is "
             f"the total to reach, not the steps to add: --timesteps {total} leaves nothing to "

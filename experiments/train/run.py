@@ -20,6 +20,7 @@ from experiments.train.build import (
 )
 from experiments.train.checkpoint import (
     check_resume,
+    imitates,
     load_checkpoint_model,
     load_pool,
     load_training_state,
@@ -136,15 +137,9 @@ class _Run:
         self._make_callbacks(stop)
 
     def _warm_start(self) -> dict[str, Any] | None:
-        """Imitation before PPO, in a new run with a ``warm_start``: its stats, else None. A run
-        started from a model file without training state (a zoo model) imitates from that
-        network when ``warm_start.from_model`` asks for it; a run resumed from its own
-        checkpoint has done its warm start."""
-        warm = self.config.warm_start
-        if warm is None:
-            return None
-        from_model = self.resume is not None
-        if from_model and (not warm.from_model or state_path(self.resume).is_file()):
+        """Imitation before PPO where the run has one (:func:`.checkpoint.imitates`): its stats,
+        else None."""
+        if not imitates(self.config, self.resume):
             return None
         from agents.training.distill import warm_start
 
@@ -152,6 +147,7 @@ class _Run:
             print(f"warm start: {row}", file=sys.stderr)
 
         config = self.config.as_dict()
+        from_model = self.resume is not None
         return warm_start(self.model, config, self.out, log=log, from_model=from_model)
 
     def save_model(self, path: Path) -> None:
