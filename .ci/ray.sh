@@ -6,10 +6,12 @@
 # Call from .ci/run after the main step:  bash .ci/ray.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 python3.11 -m venv .venv-ray-ci 2>/dev/null || python3 -m venv .venv-ray-ci
 # shellcheck disable=SC1091
 . .venv-ray-ci/bin/activate
-python -m pip install -q --upgrade pip
-pip install torch==2.13.0 -e ".[train,search,dev,ray]"
+pip_install -q --upgrade pip
+pip_install torch==2.13.0 -e ".[train,search,dev,ray]"
 python -m pytest -n 2 tests/experiments/test_ray_backend.py tests/agents/test_rllib.py \
     tests/test_wrappers.py tests/conformance
