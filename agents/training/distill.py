@@ -145,10 +145,22 @@ def _matches(view: Any, where: dict[str, int] | None) -> bool:
     return where is None or all(getattr(view, key) == value for key, value in where.items())
 
 
-def check_teacher_where(game: str, env_kwargs: dict[str, Any], where: dict[str, int]) -> None:
-    """Refuse (``ValueError``) a ``warm_start.teacher_where`` key that is not a field of the
-    game's view, before any game is played."""
+def check_teacher_where(
+    game: str, env_kwargs: dict[str, Any], where: dict[str, int] | None, from_model: bool
+) -> None:
+    """Refuse (``ValueError``), before any game is played, a ``warm_start.teacher_where`` that
+    cannot run: one without a starting network (``from_model``: a run started from a model
+    file) to label the other decisions, or with a key that is not a field of the game's view.
+    None (the teacher labels every decision) always passes."""
     from dataclasses import fields, is_dataclass
+
+    if where is None:
+        return
+    if not from_model:
+        raise ValueError(
+            "warm_start.teacher_where labels the other decisions with the starting network's "
+            "own policy: start the run from a model file (--resume), or leave teacher_where out"
+        )
 
     from kiaule_env import get_game
 
@@ -350,13 +362,7 @@ def warm_start(
     the decisions the teacher does not."""
     warm = config["warm_start"]
     where = warm.get("teacher_where")
-    if where is not None and not from_model:
-        raise ValueError(
-            "warm_start.teacher_where labels the other decisions with the starting network's "
-            "own policy: start the run from a model file (--resume), or leave teacher_where out"
-        )
-    if where is not None:
-        check_teacher_where(config["game"], config["env_kwargs"], where)
+    check_teacher_where(config["game"], config["env_kwargs"], where, from_model)
     folder = out / "warm_start"
     folder.mkdir(parents=True, exist_ok=True)
     rounds: list[dict[str, Any]] = []

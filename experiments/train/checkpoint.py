@@ -299,6 +299,18 @@ def imitates(config: TrainConfig, resume: Path | None) -> bool:
     return resume is None or (warm.from_model and not state_path(resume).is_file())
 
 
+def check_warm_start(config: TrainConfig, resume: Path | None) -> None:
+    """Refuse (``ValueError``), before the env and the model are built, a warm start the run
+    would make but could not: a ``teacher_where`` without a model file to start from, or with a
+    key that is not a field of the game's view (``distill.check_teacher_where``)."""
+    if not imitates(config, resume):
+        return
+    from agents.training.distill import check_teacher_where
+
+    where = config.warm_start.teacher_where
+    check_teacher_where(config.game, config.env_kwargs, where, from_model=resume is not None)
+
+
 def check_resume(config: TrainConfig, resume: Path) -> dict[str, Any]:
     """The checkpoint's metadata, if ``config`` can continue it; ``ValueError`` otherwise.
 

@@ -48,7 +48,7 @@ from experiments.cli_args import (
     positive_int,
 )
 from experiments.outdir import claim_output
-from experiments.train.checkpoint import check_resume
+from experiments.train.checkpoint import check_resume, check_warm_start
 from experiments.train.config import TrainConfig, config_keys, parse_set, resolve_config
 from experiments.train.evaluate import evaluate_model, write_results
 from experiments.train.run import TrainResult, train
@@ -274,8 +274,10 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace, config: TrainConfig, argv: list[str] | None) -> TrainResult:
     """The run of ``config`` in its claimed output folder."""
-    if args.resume:
-        check_resume(config, Path(args.resume))
+    resume = Path(args.resume) if args.resume else None
+    if resume is not None:
+        check_resume(config, resume)
+    check_warm_start(config, resume)
     command = shlex.join(
         ["python", "-m", "experiments.train", *(sys.argv[1:] if argv is None else argv)]
     )

@@ -20,6 +20,7 @@ from experiments.train.build import (
 )
 from experiments.train.checkpoint import (
     check_resume,
+    check_warm_start,
     imitates,
     load_checkpoint_model,
     load_pool,
@@ -108,6 +109,7 @@ def train(
     resume = Path(resume) if resume is not None else None
     if resume is not None:
         check_resume(config, resume)
+    check_warm_start(config, resume)
     with _stop_on_sigint(stop):
         run = _Run(config, resume, command, stop)
         try:

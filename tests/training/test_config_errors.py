@@ -126,3 +126,17 @@ def test_resume_with_timesteps_below_the_checkpoints_is_refused(capsys):
 def test_team_with_copies_is_refused_for_a_game_with_teams():
     with pytest.raises(ValueError, match="team_with_copies: only for games without teams"):
         train_mod.resolve_config({"game": "kozel", "opponents": {"team_with_copies": True}})
+
+
+def test_teacher_where_without_a_model_file_is_refused_before_the_output_folder(capsys, tmp_path):
+    # the endgame config's teacher labels only G5 decisions; the starting network labels the
+    # rest, so a run without --resume of a model file has nothing to label them with
+    out = tmp_path / "run"
+    argv = ["experiments/configs/kiauliaganys_endgame.yaml", "--output", str(out), "--no-progress"]
+    with pytest.raises(SystemExit) as info:
+        train_mod.main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "teacher_where" in err and "start the run from a model file (--resume)" in err
+    assert not out.exists()  # refused before the folder was claimed, the env or model built

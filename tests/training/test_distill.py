@@ -245,7 +245,7 @@ def test_teacher_where_needs_a_starting_network_and_a_field_of_the_view(tmp_path
         distill.warm_start(object(), config.as_dict(), tmp_path / "w")  # a fresh network
     with pytest.raises(ValueError, match="'facedown' is not a field of the kiauliaganys view; "
                        "its fields: seat, config, hand"):  # fmt: skip
-        distill.check_teacher_where("kiauliaganys", {"num_players": 4}, {"facedown": 0})
+        distill.check_teacher_where("kiauliaganys", {"num_players": 4}, {"facedown": 0}, True)
 
 
 def test_a_run_started_from_a_model_file_imitates_from_it_where_the_teacher_labels(tmp_path):
