@@ -1,7 +1,9 @@
 """The committed zoo: every model loads by name, plays its game, beats random on fixed deals,
-and is refused for another player count."""
+and is refused for another player count; its published evaluations carry today's intervals."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -39,3 +41,19 @@ def test_zoo_refuses_other_player_counts():
         agents.make("kiauliaganys/ppo", num_players=5)
     with pytest.raises(ValueError, match="the zoo has no elgeta model"):
         agents.make("elgeta/ppo")
+
+
+def test_published_zoo_evaluations_carry_the_intervals_evaluate_writes():
+    """Every row of ``agents/zoo/results.json`` (``--evaluate --json``) has the mean reward's
+    half-width and the win rate's ``[lo, hi]`` interval around its rate, as ``evaluate`` writes
+    them today (rows written by an older version gave the win rate a ± half-width)."""
+    results = json.loads((ZOO_DIR / "results.json").read_text())
+    rows = [row for key in sorted(results) for row in results[key]]
+    assert rows
+    for row in rows:
+        label = f"{row['agent']} vs {row['opponent']}"
+        assert isinstance(row["win_ci95"], list) and len(row["win_ci95"]) == 2, label
+        lo, hi = row["win_ci95"]
+        assert 0.0 <= lo < row["win_rate"] < hi <= 1.0, label
+        assert row["reward_ci95"] > 0.0, label
+        assert row["games"] == row["deals"] * len(row["per_side_mean"]), label
