@@ -13,7 +13,9 @@ batch is decided at once:
   then snapshots), from the collector's own generator;
 * the learner's reward is its seat's (its team's shared reward, K1), or with
   ``team_with_copies`` the mean over its seat and its copies' seats (the seats a lineup gives
-  to ``self``); an episode that ends before the learner's first decision teaches nothing;
+  to ``self``), or with ``seat_pairs`` (the learner plays every other seat, as a two-agent
+  tournament seats an agent; the seats between are one side) the mean over its seats; an
+  episode that ends before the learner's first decision teaches nothing;
 * opponents are batched: ``random`` draws uniform legal moves from the rows' masks
   (``vector.random_legal``), a snapshot is one forward pass of its actor (numpy) over all the
   rows it plays now (torch, :class:`BatchActor`), its most probable move or a sample
@@ -51,7 +53,13 @@ import numpy as np
 
 from agents.training.engine_slots import EngineSlots, LockstepEnv
 from agents.training.policy import NumpyPolicy
-from agents.training.pool import SELF, OpponentPool, sides_from
+from agents.training.pool import (
+    SELF,
+    OpponentPool,
+    check_seat_pairs,
+    learner_seats_at,
+    sides_from,
+)
 from kiaule_env import get_game
 from kiaule_env.core.layout import ObservationLayout
 from kiaule_env.vector import SingleLearner, random_legal, random_opponent
@@ -234,6 +242,7 @@ class BatchedCollector(SB3VecEnv):
         seed: int = 0,
         team_play: bool = True,
         team_with_copies: bool = False,
+        seat_pairs: bool = False,
     ):
         self.game = game
         self.spec = get_game(game)
@@ -246,9 +255,16 @@ class BatchedCollector(SB3VecEnv):
                 f"team_with_copies is for games without teams; {game} has teams (team_play)"
             )
         self.team_with_copies = bool(team_with_copies)
-        if pool.lineups:
-            mine = self.spec.team_of(0) if self.team_play else (0,)
-            pool.check_sides(len(sides_from(game, self.num_players, 0, mine, True)))
+        if seat_pairs:
+            check_seat_pairs(game, self.num_players)
+        self.seat_pairs = bool(seat_pairs)
+        n, pairs = self.num_players, self.seat_pairs
+        #: per learner seat: the seats it plays, and the opposing sides in the draws' order
+        self._teams = [learner_seats_at(game, n, s, self.team_play, pairs) for s in range(n)]
+        lineups = bool(pool.lineups)
+        self._sides = [sides_from(game, n, s, self._teams[s], lineups, pairs) for s in range(n)]
+        if lineups:
+            pool.check_sides(len(self._sides[0]))
         self._heuristic = None
         python = self._check_members()
         _warm_up(game, env_kwargs, self._heuristic is not None)
@@ -269,10 +285,6 @@ class BatchedCollector(SB3VecEnv):
         self._is_self: list[bool] = []
         #: per code, who decides: a snapshot's serial, or RANDOM / HEURISTIC
         self._plays: list[int] = []
-        #: per learner seat: the seats it plays, and the opposing sides in the draws' order
-        n, lineups = self.num_players, bool(pool.lineups)
-        self._teams = [tuple(self.spec.team_of(s)) if self.team_play else (s,) for s in range(n)]
-        self._sides = [sides_from(game, n, s, self._teams[s], lineups) for s in range(n)]
         self._side_of = _side_of_seats(self._teams, self._sides)
         #: the pool's members as index tables, without and with ``self`` (``_member_table``)
         self._tables: dict[bool, _Members] = {}

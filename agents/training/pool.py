@@ -53,19 +53,61 @@ def lineups_seat_self(lineups: Mapping[str, float] | None) -> bool:
     return any(w > 0 and SELF in lineup.split() for lineup, w in (lineups or {}).items())
 
 
-def sides_from(
-    game: str, num_players: int, seat: int, learner_seats: tuple[int, ...], lineups: bool
-) -> list[list[int]]:
-    """The opposing sides of a learner at ``seat`` playing ``learner_seats``, in the order the
-    pool's members are given to them: clockwise from the learner's left with lineups, else the
-    game's order (the order of the random draws, kept so that earlier runs reproduce). Shared
-    by ``LearnerEnv`` and the batched collector."""
+def check_seat_pairs(game: str, num_players: int) -> None:
+    """``ValueError`` unless ``seat_pairs`` can seat the learner in ``game`` with
+    ``num_players``: a turn-based game without teams and an even number of seats."""
     from kiaule_env import get_game
 
     spec = get_game(game)
-    sides = [
-        list(side) for side in spec.sides(num_players) if any(s not in learner_seats for s in side)
-    ]
+    if spec.teams is not None:
+        raise ValueError(f"seat_pairs is for games without teams; {game} has teams (use team_play)")
+    if spec.parallel:
+        raise ValueError(
+            f"seat_pairs: {game} is a simultaneous-move game; its learner plays one seat"
+        )
+    if num_players % 2:
+        raise ValueError(
+            f"seat_pairs needs an even number of players (every other seat is the learner's); "
+            f"got num_players={num_players}"
+        )
+
+
+def pair_sides(num_players: int) -> list[tuple[int, ...]]:
+    """The two-agent tournament's seating as two sides: every other seat (A B A B ...)."""
+    return [tuple(range(0, num_players, 2)), tuple(range(1, num_players, 2))]
+
+
+def learner_seats_at(
+    game: str, num_players: int, seat: int, team_play: bool, seat_pairs: bool
+) -> tuple[int, ...]:
+    """The seats a learner sitting at ``seat`` plays: its team (``team_play``, K1), every other
+    seat from it (``seat_pairs``), or ``seat`` alone. Shared by ``LearnerEnv`` and the
+    batched collector."""
+    from kiaule_env import get_game
+
+    if seat_pairs:
+        return pair_sides(num_players)[seat % 2]
+    return tuple(get_game(game).team_of(seat)) if team_play else (seat,)
+
+
+def sides_from(
+    game: str,
+    num_players: int,
+    seat: int,
+    learner_seats: tuple[int, ...],
+    lineups: bool,
+    seat_pairs: bool = False,
+) -> list[list[int]]:
+    """The opposing sides of a learner at ``seat`` playing ``learner_seats``, in the order the
+    pool's members are given to them: clockwise from the learner's left with lineups, else the
+    game's order (the order of the random draws, kept so that earlier runs reproduce). With
+    ``seat_pairs`` the seats between the learner's are one side (one member plays them all, as
+    the other agent of a two-agent tournament). Shared by ``LearnerEnv`` and the batched
+    collector."""
+    from kiaule_env import get_game
+
+    table = pair_sides(num_players) if seat_pairs else get_game(game).sides(num_players)
+    sides = [list(side) for side in table if any(s not in learner_seats for s in side)]
     if lineups:
         sides.sort(key=lambda side: min((s - seat) % num_players for s in side))
     return sides

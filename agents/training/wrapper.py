@@ -18,6 +18,11 @@ score a tournament gives an agent that holds several seats (the mean over its se
 reward alone, a learner opposite its copy is also paid for taking rounds from the copy, which
 that score does not count (``agents/zoo/README.md``, Pig).
 
+With ``seat_pairs`` (games without teams, an even number of seats) the learner itself plays
+every other seat, as a two-agent tournament seats an agent (A B A B): all those seats' decisions
+are its, its reward is the mean of their rewards (the tournament's score of an agent on several
+seats), and the seats between are one opposing side, one pool member playing them all.
+
 Pig (a ParallelEnv, P2) goes through the same idea: each step the learner chooses its seat's
 action, the opponents theirs, and the parallel step is taken; when the learner's seat leaves the
 game (end of the round, or eliminated in a full game, P5/P9) its episode ends.
@@ -48,7 +53,13 @@ import numpy as np
 
 from agents.base import Agent, Decision
 from agents.training.policy import NumpyPolicy
-from agents.training.pool import SELF, OpponentPool, sides_from
+from agents.training.pool import (
+    SELF,
+    OpponentPool,
+    check_seat_pairs,
+    learner_seats_at,
+    sides_from,
+)
 from kiaule_env import get_game, layout_of_env
 from kiaule_env.core.layout import ObservationLayout
 from kiaule_env.core.options import NotResetError
@@ -74,6 +85,7 @@ class LearnerEnv(gym.Env):
         seat: int | None = None,
         team_play: bool = True,
         team_with_copies: bool = False,
+        seat_pairs: bool = False,
     ):
         self.game = game
         self.game_spec = get_game(game)
@@ -99,9 +111,11 @@ class LearnerEnv(gym.Env):
                 f"team_with_copies is for games without teams; {game} has teams (team_play)"
             )
         self.team_with_copies = bool(team_with_copies)
+        if seat_pairs:
+            check_seat_pairs(game, self.num_players)
+        self.seat_pairs = bool(seat_pairs)
         if self.pool.lineups:
-            mine = self.game_spec.team_of(0) if self.team_play else (0,)
-            self.pool.check_sides(len(self._sides_from(0, mine)))
+            self.pool.check_sides(len(self._sides_from(0, self._seats_at(0))))
         self.learner_seats: tuple[int, ...] = ()
         self.learner_agents: tuple[str, ...] = ()
         #: the seats whose rewards make the learner's: its own, and with team_with_copies its copies
@@ -278,7 +292,18 @@ class LearnerEnv(gym.Env):
 
     def _sides_from(self, seat: int, learner_seats: tuple[int, ...]) -> list[list[int]]:
         """The opposing sides of a learner at ``seat``: :func:`agents.training.pool.sides_from`."""
-        return sides_from(self.game, self.num_players, seat, learner_seats, bool(self.pool.lineups))
+        return sides_from(
+            self.game,
+            self.num_players,
+            seat,
+            learner_seats,
+            bool(self.pool.lineups),
+            self.seat_pairs,
+        )
+
+    def _seats_at(self, seat: int) -> tuple[int, ...]:
+        """The seats the learner plays from ``seat`` (``pool.learner_seats_at``)."""
+        return learner_seats_at(self.game, self.num_players, seat, self.team_play, self.seat_pairs)
 
     # ------------------------------------------------------------------ episode set-up
     def _start_episode(self, options: dict[str, Any]) -> None:
@@ -288,7 +313,7 @@ class LearnerEnv(gym.Env):
             seat = int(rng.integers(self.num_players))
         elif not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
-        seats = self.game_spec.team_of(seat) if self.team_play else (seat,)
+        seats = self._seats_at(seat)
         if self.parallel and len(seats) != 1:
             raise ValueError("a parallel env's learner plays exactly one seat")
         self.learner_seats = tuple(seats)

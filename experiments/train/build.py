@@ -65,6 +65,7 @@ def make_learner_env(config: TrainConfig, index: int = 0):
         pool=pool,
         team_play=config.team_play,
         team_with_copies=opp.team_with_copies,
+        seat_pairs=opp.seat_pairs,
     )
     return _resumable_monitor()(env)
 
@@ -96,6 +97,7 @@ def make_batched_env(config: TrainConfig):
         seed=config.seed,
         team_play=config.team_play,
         team_with_copies=config.opponents.team_with_copies,
+        seat_pairs=config.opponents.seat_pairs,
     )
 
 

@@ -53,6 +53,10 @@ class OpponentsConfig(_Section):
     #: games without teams: the learner's reward is the mean over its seat and the lineups'
     #: self seats (its copies), as a tournament scores an agent on several seats
     team_with_copies: bool = False
+    #: games without teams, an even number of seats: the learner plays every other seat (as a
+    #: two-agent tournament seats an agent, A B A B), its reward the mean over them; the seats
+    #: between are one opposing side, one member playing them all
+    seat_pairs: bool = False
 
     @field_validator("mix")
     @classmethod
@@ -367,6 +371,7 @@ def validate_config(data: dict[str, Any], source: str = "config") -> TrainConfig
     if config.ppo.n_steps * config.n_envs < 2:
         raise ValueError(f"{source}: ppo.n_steps × n_envs must be at least 2")
     _check_team_with_copies(config, source)
+    _check_seat_pairs(config, source)
     _check_collector(config, source)
     return config
 
@@ -402,6 +407,21 @@ def _check_team_with_copies(config: TrainConfig, source: str) -> None:
             f"{source}: opponents.team_with_copies: needs opponents.lineups with a 'self' member "
             "(the copies whose rewards it shares)"
         )
+
+
+def _check_seat_pairs(config: TrainConfig, source: str) -> None:
+    """``opponents.seat_pairs`` needs a turn-based game without teams and an even number of
+    players (``agents.training.pool.check_seat_pairs``)."""
+    if not config.opponents.seat_pairs:
+        return
+    from agents.training.pool import check_seat_pairs
+    from kiaule_env import get_game
+
+    players = config.env_kwargs.get("num_players", get_game(config.game).default_players)
+    try:
+        check_seat_pairs(config.game, int(players))
+    except ValueError as exc:
+        raise ValueError(f"{source}: opponents.{exc}") from None
 
 
 def parse_set(items: list[str]) -> dict[str, Any]:

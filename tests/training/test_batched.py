@@ -56,6 +56,37 @@ def test_kozel_learner_plays_a_drawn_team_with_its_shared_reward():
     assert (alone.learner.learner_mask.sum(axis=1) == 1).all()
 
 
+def test_seat_pairs_learner_plays_every_other_seat_for_their_mean_reward():
+    """``seat_pairs`` (the two-agent tournament's A B A B seating, G12 scoring): each slot's
+    learner plays two opposite seats (both pairs drawn), paid half of each seat's reward; the
+    seats between are one member; a lineup names that one side."""
+    env = collector("kiauliaganys", {"heuristic": 1.0, "random": 1.0}, slots=64, seat_pairs=True)
+    env.reset()
+    pairs, members = set(), set()
+    for _ in range(30):
+        masks = env.learner.learner_mask
+        for slot in range(64):
+            seats = tuple(np.flatnonzero(masks[slot]).tolist())
+            assert seats in ((0, 2), (1, 3))
+            pairs.add(seats)
+            expected = np.zeros(4)
+            expected[list(seats)] = 0.5
+            assert np.allclose(env.learner.reward_weights[slot], expected)
+            others = {int(env.who[slot, s]) for s in range(4) if s not in seats}
+            assert len(others) == 1 and LEARNER not in others
+            members |= others
+        assert masks[np.arange(64), env.learner.venv.impl.agent].all()  # the learner acts
+        env.step(_random_actions(env))
+    assert pairs == {(0, 2), (1, 3)} and len(members) == 2
+    lined = collector("kiauliaganys", lineups={"heuristic": 1.0}, seat_pairs=True)
+    lined.reset()
+    assert {lined.members[c] for c in lined.who[lined.who != LEARNER]} == {"kiauliaganys/heuristic"}
+    with pytest.raises(ValueError, match="has 3 members; this game has 1 opposing side"):
+        collector("kiauliaganys", lineups={"heuristic self random": 1.0}, seat_pairs=True)
+    with pytest.raises(ValueError, match="seat_pairs is for games without teams; kozel"):
+        collector("kozel", seat_pairs=True)
+
+
 def _random_actions(env: BatchedCollector) -> np.ndarray:
     from kiaule_env import vector
 

@@ -128,6 +128,22 @@ def test_team_with_copies_is_refused_for_a_game_with_teams():
         train_mod.resolve_config({"game": "kozel", "opponents": {"team_with_copies": True}})
 
 
+@pytest.mark.parametrize(
+    ("game", "env_kwargs", "message"),
+    [
+        ("kozel", {}, "opponents.seat_pairs is for games without teams; kozel"),
+        ("pig", {}, "opponents.seat_pairs: pig is a simultaneous-move game"),
+        ("kiauliaganys", {"num_players": 5}, "even number of players.*num_players=5"),
+    ],
+)
+def test_seat_pairs_is_refused_where_it_cannot_seat_the_learner(game, env_kwargs, message):
+    data = {"game": game, "env_kwargs": env_kwargs, "opponents": {"seat_pairs": True}}
+    with pytest.raises(ValueError, match=message):
+        train_mod.resolve_config(data)
+    accepted = {"game": "kiauliaganys", "opponents": {"seat_pairs": True}}
+    assert train_mod.resolve_config(accepted).opponents.seat_pairs
+
+
 def test_teacher_where_without_a_model_file_is_refused_before_the_output_folder(capsys, tmp_path):
     # the endgame config's teacher labels only G5 decisions; the starting network labels the
     # rest, so a run without --resume of a model file has nothing to label them with

@@ -202,3 +202,42 @@ def test_team_with_copies_pays_the_mean_of_the_learner_and_its_copies(game):
 def test_team_with_copies_is_refused_for_team_games():
     with pytest.raises(ValueError, match="team_with_copies is for games without teams; kozel"):
         LearnerEnv("kozel", {}, pool=OpponentPool("kozel"), team_with_copies=True)
+
+
+def test_seat_pairs_learner_plays_every_other_seat_for_their_mean_reward():
+    """``opponents.seat_pairs`` (G12 scoring, the two-agent tournament's A B A B seating): the
+    learner decides for its seat and the one opposite, its return is the mean of the two
+    seats' rewards, and one member plays both seats between."""
+    require_env("kiauliaganys")
+    pool = OpponentPool("kiauliaganys", {"heuristic": 1.0, "random": 1.0})
+    env = LearnerEnv("kiauliaganys", {"num_players": 4}, pool=pool, seat_pairs=True)
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for episode in range(12):
+        seat = episode % 4
+        deck = shuffled_texts("52", 40 + episode)
+        total, _, info, acting = play_episode(
+            env, rng, {"seat": seat, "env_options": {"deck": deck}}
+        )
+        pair = (seat % 2, seat % 2 + 2)
+        assert env.learner_seats == pair
+        assert set(acting) == {f"player_{s}" for s in pair}  # it decides for both
+        assert env.reward_agents == tuple(f"player_{s}" for s in pair)
+        others = {env.opponent_names[s] for s in range(4) if s not in pair}
+        assert len(others) == 1 and sorted(env.opponents) == [s for s in range(4) if s not in pair]
+        rewards = [expected_return("kiauliaganys", info["result"], s, 4) for s in pair]
+        assert total == pytest.approx(sum(rewards) / 2)
+
+
+@pytest.mark.parametrize(
+    ("game", "kwargs", "message"),
+    [
+        ("kozel", {}, "seat_pairs is for games without teams; kozel"),
+        ("pig", {"num_players": 4}, "pig is a simultaneous-move game"),
+        ("kiauliaganys", {"num_players": 3}, "even number of players.*num_players=3"),
+    ],
+)
+def test_seat_pairs_is_refused_where_it_cannot_seat_the_learner(game, kwargs, message):
+    require_env(game)
+    with pytest.raises(ValueError, match=message):
+        LearnerEnv(game, kwargs, pool=OpponentPool(game), seat_pairs=True)
