@@ -142,8 +142,20 @@ def new_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None):
         tensorboard_log=tensorboard_log,
         verbose=0,
         policy_kwargs={"net_arch": list(config.policy.net_arch), "activation_fn": activation},
-        **config.ppo.model_dump(),
+        **ppo_keywords(config),
     )
+
+
+def ppo_keywords(config: TrainConfig) -> dict[str, Any]:
+    """``config.ppo`` as MaskablePPO's keywords: with ``learning_rate_final`` the learning rate
+    is SB3's linear schedule from ``learning_rate`` (progress 0) to it (``total_timesteps``)."""
+    from stable_baselines3.common.utils import LinearSchedule
+
+    keywords = config.ppo.model_dump()
+    final = keywords.pop("learning_rate_final")
+    if final is not None:
+        keywords["learning_rate"] = LinearSchedule(keywords["learning_rate"], final, 1.0)
+    return keywords
 
 
 def eval_opponent(config: TrainConfig) -> str:

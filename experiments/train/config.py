@@ -74,9 +74,14 @@ class PolicyConfig(_Section):
 
 
 class PPOConfig(_Section):
-    """MaskablePPO's keywords (sb3-contrib), passed to it as they are."""
+    """MaskablePPO's keywords (sb3-contrib), passed to it as they are, except
+    ``learning_rate_final``, which makes ``learning_rate`` a schedule."""
 
     learning_rate: Annotated[float, Field(gt=0.0)] = 3e-4
+    #: anneal the learning rate linearly from ``learning_rate`` at step 0 to this at
+    #: ``total_timesteps`` (SB3's training progress, so a resumed run follows the same
+    #: schedule); None keeps ``learning_rate`` throughout
+    learning_rate_final: Annotated[float, Field(ge=0.0)] | None = None
     n_steps: Count = 512
     #: SB3 normalises advantages per minibatch: at least two samples
     batch_size: Annotated[int, Field(ge=2)] = 256

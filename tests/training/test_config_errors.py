@@ -19,6 +19,7 @@ from experiments import train as train_mod
         ({"ppo": {"n_steps": 0}}, "ppo.n_steps"),
         ({"ppo": {"n_epochs": 0}}, "ppo.n_epochs"),
         ({"ppo": {"gamma": 5}}, "ppo.gamma"),
+        ({"ppo": {"learning_rate_final": -1e-4}}, "ppo.learning_rate_final"),
         ({"ppo": {"nonsense": 1}}, "ppo.nonsense: unknown key"),
         ({"time_budget_s": "abc"}, "time_budget_s"),
         ({"eval": 5}, "eval"),

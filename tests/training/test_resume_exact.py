@@ -88,6 +88,30 @@ def test_resume_from_a_scheduled_checkpoint_is_exact(uninterrupted, tmp_path):
     assert stats["seconds"]["env"] <= uninterrupted.stats["seconds"]["env"]
 
 
+def optimizer_rate(path) -> float:
+    """The learning rate a saved model's optimizer last stepped with."""
+    import torch
+
+    with zipfile.ZipFile(path) as zf:
+        state = torch.load(io.BytesIO(zf.read("policy.optimizer.pth")), weights_only=True)
+    (group,) = state["param_groups"]
+    return group["lr"]
+
+
+def test_annealed_learning_rate_follows_its_schedule_and_resumes_exactly(uninterrupted, tmp_path):
+    """``ppo.learning_rate_final``: the rate falls linearly with SB3's progress (an update after
+    1,024 of 3,072 steps runs at two thirds of the way from the final rate to the first, the
+    last at the final rate), and a run resumed mid-schedule ends as the uninterrupted one."""
+    annealed = {**TINY, "ppo": {**TINY["ppo"], "learning_rate": 1e-3, "learning_rate_final": 1e-4}}
+    full, resumed, checkpoint = full_and_resumed(annealed, tmp_path, 2048)
+    assert optimizer_rate(full.output / "checkpoints" / "step_1024.zip") == pytest.approx(7e-4)
+    assert optimizer_rate(checkpoint) == pytest.approx(4e-4)
+    assert optimizer_rate(full.final_model) == pytest.approx(1e-4)
+    assert same_weights(resumed.final_model, full.final_model)
+    # without it the rate stays the config's (the default 3e-4) to the end
+    assert optimizer_rate(uninterrupted.final_model) == pytest.approx(3e-4)
+
+
 def test_ctrl_c_requests_a_stop_then_aborts():
     stop = StopRequest()
     handle = train_run._sigint_handler(stop)
