@@ -3,9 +3,7 @@ from its checkpoint ends with bit for bit the model of the uninterrupted run wit
 
 from __future__ import annotations
 
-import io
 import signal
-import zipfile
 
 import pytest
 
@@ -33,10 +31,9 @@ def config(out) -> dict:
 
 
 def weights(path):
-    import torch
+    from agents.training.model_io import load_policy_arrays
 
-    with zipfile.ZipFile(path) as zf:
-        return torch.load(io.BytesIO(zf.read("policy.pth")), weights_only=True)
+    return load_policy_arrays(path)
 
 
 def same_weights(a, b) -> bool:
@@ -90,11 +87,9 @@ def test_resume_from_a_scheduled_checkpoint_is_exact(uninterrupted, tmp_path):
 
 def optimizer_rate(path) -> float:
     """The learning rate a saved model's optimizer last stepped with."""
-    import torch
+    from agents.training.model_io import load_state_entry
 
-    with zipfile.ZipFile(path) as zf:
-        state = torch.load(io.BytesIO(zf.read("policy.optimizer.pth")), weights_only=True)
-    (group,) = state["param_groups"]
+    (group,) = load_state_entry(path, "policy.optimizer.pth")["param_groups"]
     return group["lr"]
 
 
