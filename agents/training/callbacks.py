@@ -87,8 +87,10 @@ class SelfPlayCallback(ResumableCallback):
 class EvalCallback(ResumableCallback):
     """Every ``every`` steps, evaluate the policy seat-rotated against ``opponent`` and each of
     ``extra`` (name -> deals), played as the model will play (``deterministic``: its most
-    probable move, else a draw from it); log the results, keep the best model (by its mean
-    reward against ``opponent``) as ``best.zip``.
+    probable move, else a draw from it) and seated by ``seating`` (one seat or team per game,
+    or every other seat as the two-agent tournament: :func:`agents.training.evaluate.
+    evaluation_sides`); log the results, keep the best model (by its mean reward against
+    ``opponent``) as ``best.zip``.
 
     Every logged entry (``eval.jsonl``, one line per opponent) carries the step count and two
     clocks for the learning curves (:mod:`experiments.train.curves`): ``elapsed_s``, the run's
@@ -110,12 +112,14 @@ class EvalCallback(ResumableCallback):
         log_path: Path | None = None,
         seed: int = 10**6,
         extra: dict[str, int] | None = None,
+        seating: str = "one",
     ):
         super().__init__(every)
         self.game, self.opponent, self.deals = game, opponent, deals
         self.extra = dict(extra or {})
         self.env_kwargs, self.team_play = env_kwargs, team_play
         self.deterministic = deterministic
+        self.seating = seating
         self.save_model, self.best_path, self.log_path = save_model, best_path, log_path
         self.seed = seed
         self.best = -np.inf
@@ -177,6 +181,7 @@ class EvalCallback(ResumableCallback):
             env_kwargs=self.env_kwargs,
             seed=self.seed,
             team_play=self.team_play,
+            seating=self.seating,
         )
 
     def _log(self, result: EvalResult, clocks: dict[str, float], prefix: str) -> None:
@@ -185,6 +190,7 @@ class EvalCallback(ResumableCallback):
         self.logger.record(f"{prefix}/reward_ci95", result.reward_ci95)
         self.logger.record(f"{prefix}/win_rate", result.win_rate)
         entry = {"timesteps": self.num_timesteps, **clocks, **result.as_dict()}
+        entry["seating"] = self.seating
         self.history.append(entry)
         if self.log_path is not None:
             with open(self.log_path, "a") as fh:

@@ -1,11 +1,14 @@
 """Seat-rotated evaluation of an agent against an opponent, with 95% confidence intervals.
 
 Every deal (an env seed) is played once with the evaluated agent on each side of the table — each
-seat, or each team in Kozel team play — and the opponent on all others. The same seed gives the
-same deal, so the rotation cancels most of the luck of the cards (duplicate play). Each deal's
-average over its rotations is one independent sample: the mean reward gets Student's t interval
-over the deals, and the win rate, a share, the Korn–Graubard interval, which stays inside [0, 1]
-(:mod:`agents.intervals`, the same intervals the tournaments report).
+seat, or each team in Kozel team play — and the opponent on all others. With
+``seating="alternate"`` the sides are every other seat (``0, 2, …`` then ``1, 3, …``): the agent
+plays half the table, as ``kiaule tournament`` seats two agents, so the evaluation measures what
+the two-agent tournament does (an even number of players; in Kozel these are the teams). The
+same seed gives the same deal, so the rotation cancels most of the luck of the cards (duplicate
+play). Each deal's average over its rotations is one independent sample: the mean reward gets
+Student's t interval over the deals, and the win rate, a share, the Korn–Graubard interval,
+which stays inside [0, 1] (:mod:`agents.intervals`, the same intervals the tournaments report).
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ from agents.arena import play_aec, play_parallel
 from agents.base import Agent
 from agents.intervals import paired_mean_ci, paired_proportion_ci
 from kiaule_env import get_game
+
+#: how :func:`evaluate` seats the evaluated agent: one seat (or team) per game, or every other
+#: seat (the two-agent tournament's seating)
+SEATINGS = ("one", "alternate")
 
 
 @dataclass
@@ -77,6 +84,28 @@ def _intervals(rewards: np.ndarray) -> tuple[float, float, float, tuple[float, f
     )
 
 
+def evaluation_sides(
+    game: str, num_players: int, team_play: bool = True, seating: str = "one"
+) -> list[tuple[int, ...]]:
+    """The seats the evaluated agent plays in each game of a deal: one seat per game (its team's
+    seats in a game with teams and ``team_play``), or with ``seating="alternate"`` every other
+    seat, starting at seat 0 and then at seat 1. ``ValueError`` for another seating, or for
+    ``alternate`` with an odd number of players (the two halves of the table would differ)."""
+    if seating not in SEATINGS:
+        raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, got {seating!r}")
+    if seating == "alternate":
+        if num_players % 2:
+            raise ValueError(
+                "seating 'alternate' needs an even number of players (the agent plays every "
+                f"other seat), got num_players={num_players}"
+            )
+        return [tuple(range(first, num_players, 2)) for first in (0, 1)]
+    spec = get_game(game)
+    if team_play and spec.teams is not None:
+        return [tuple(side) for side in spec.sides(num_players)]
+    return [(s,) for s in range(num_players)]
+
+
 def evaluate(
     game: str,
     agent: Callable[[int], Agent] | str,
@@ -87,8 +116,10 @@ def evaluate(
     team_play: bool = True,
     agent_label: str | None = None,
     opponent_label: str | None = None,
+    seating: str = "one",
 ) -> EvalResult:
-    """Play ``deals`` deals, each once per side of the table; see the module docstring.
+    """Play ``deals`` deals, each once per side of the table (:func:`evaluation_sides`); see the
+    module docstring.
 
     ``agent`` and ``opponent`` are registry names or factories ``seed -> Agent``; every seat gets
     its own instance.
@@ -101,7 +132,7 @@ def evaluate(
     env_kwargs = dict(env_kwargs or {})
     env = spec.native_env(**env_kwargs)
     n = len(env.possible_agents)
-    sides = spec.sides(n) if (team_play and spec.teams is not None) else [(s,) for s in range(n)]
+    sides = evaluation_sides(game, n, team_play, seating)
 
     def factory(who: Callable[[int], Agent] | str) -> Callable[[int], Agent]:
         if isinstance(who, str):

@@ -110,6 +110,11 @@ class EvalConfig(_Section):
     #: search agent is slow: give it fewer deals); ``best.zip`` follows ``opponent`` alone, and
     #: the learning curves (``curves.png``) plot every opponent
     extra_opponents: dict[str, Count] = Field(default_factory=dict)
+    #: how every evaluation seats the learner: ``one`` seat (its team in a game with teams) per
+    #: game against the opponent on every other seat, or ``alternate``: every other seat, as
+    #: ``kiaule tournament`` seats two agents (an even number of players), so ``best.zip``
+    #: follows the two-agent score
+    seating: Literal["one", "alternate"] = "one"
 
 
 class CheckpointConfig(_Section):
@@ -377,6 +382,7 @@ def validate_config(data: dict[str, Any], source: str = "config") -> TrainConfig
         raise ValueError(f"{source}: ppo.n_steps × n_envs must be at least 2")
     _check_team_with_copies(config, source)
     _check_seat_pairs(config, source)
+    _check_eval_seating(config, source)
     _check_collector(config, source)
     return config
 
@@ -427,6 +433,21 @@ def _check_seat_pairs(config: TrainConfig, source: str) -> None:
         check_seat_pairs(config.game, int(players))
     except ValueError as exc:
         raise ValueError(f"{source}: opponents.{exc}") from None
+
+
+def _check_eval_seating(config: TrainConfig, source: str) -> None:
+    """``eval.seating: alternate`` needs an even number of players in the evaluation games."""
+    if config.eval.seating == "one":
+        return
+    from agents.training.evaluate import evaluation_sides
+    from kiaule_env import get_game
+
+    env_kwargs = config.env_kwargs if config.eval.env_kwargs is None else config.eval.env_kwargs
+    players = env_kwargs.get("num_players", get_game(config.game).default_players)
+    try:
+        evaluation_sides(config.game, int(players), config.team_play, config.eval.seating)
+    except ValueError as exc:
+        raise ValueError(f"{source}: eval.{exc}") from None
 
 
 def parse_set(items: list[str]) -> dict[str, Any]:

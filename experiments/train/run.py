@@ -185,6 +185,7 @@ class _Run:
             best_path=self.out / "best.zip",
             log_path=self.out / "eval.jsonl",
             extra=extra_opponents(config),
+            seating=config.eval.seating,
         )
         self.timing = cb.TimingCallback()
         self.budget = cb.TimeBudgetCallback(config.time_budget_s)

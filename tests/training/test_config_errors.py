@@ -157,3 +157,32 @@ def test_teacher_where_without_a_model_file_is_refused_before_the_output_folder(
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert "teacher_where" in err and "start the run from a model file (--resume)" in err
     assert not out.exists()  # refused before the folder was claimed, the env or model built
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"game": "kiauliaganys", "env_kwargs": {"num_players": 5}},
+            "eval.seating 'alternate' needs an even number of players.*num_players=5",
+        ),
+        (
+            {
+                "game": "pig",
+                "env_kwargs": {"num_players": 4},
+                "eval": {"env_kwargs": {"num_players": 3}},
+            },
+            "eval.seating 'alternate' needs an even number of players.*num_players=3",
+        ),
+    ],
+)
+def test_alternate_eval_seating_is_refused_for_an_odd_table(data, message):
+    """``eval.seating: alternate`` seats the learner on every other seat of the evaluation
+    games (their own ``eval.env_kwargs`` when given), so their player count must be even."""
+    data = {**data, "eval": {**data.get("eval", {}), "seating": "alternate"}}
+    with pytest.raises(ValueError, match=message):
+        train_mod.resolve_config(data)
+    accepted = {"game": "pig", "eval": {"seating": "alternate"}}
+    assert train_mod.resolve_config(accepted).eval.seating == "alternate"
+    with pytest.raises(ValueError, match=r"eval\.seating"):
+        train_mod.resolve_config({"game": "pig", "eval": {"seating": "pairs"}})

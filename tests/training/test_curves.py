@@ -40,6 +40,29 @@ def test_every_evaluation_logs_each_opponent_with_the_training_clocks(tmp_path):
     assert [e["opponent"] for e in result.evals] == [e["opponent"] for e in entries]
 
 
+def test_alternate_seating_evaluates_the_learner_on_every_other_seat(tmp_path):
+    """``eval.seating: alternate``: each deal is played twice (the learner on seats 0 and 2,
+    then 1 and 3), for the extra opponents too, and every entry says how it was seated."""
+    out = tmp_path / "run"
+    config = tiny_config(
+        "pig",
+        out,
+        eval={
+            "every": 1024,
+            "deals": 3,
+            "opponent": "random",
+            "extra_opponents": {"heuristic": 2},
+            "seating": "alternate",
+        },
+    )
+    train_mod.train(config, progress=False)
+    entries = _entries(out)
+    assert len(entries) == 4
+    for entry in entries:
+        assert entry["seating"] == "alternate"
+        assert entry["games"] == 2 * entry["deals"] and len(entry["per_side_mean"]) == 2
+
+
 def test_an_unknown_extra_opponent_is_refused_before_training(tmp_path):
     config = tiny_config("pig", tmp_path / "run", eval={"extra_opponents": {"nobody": 3}})
     with pytest.raises(ValueError, match=r"eval.extra_opponents: 'nobody' is not a pig agent"):

@@ -177,3 +177,82 @@ def test_lineups_are_checked():
         LearnerEnv("pig", {"num_players": 4}, pool=pool)
     kozel = OpponentPool("kozel", {"heuristic": 1.0}, lineups={"heuristic": 1.0})
     LearnerEnv("kozel", {}, pool=kozel)  # team play: one opposing side, the other team
+
+
+class _Recorder:
+    """A random agent that logs, under its ``tag``, every seat it decides for and every reset
+    (each episode starts by resetting every seat's agent)."""
+
+    def __init__(self, game: str, tag: str, log: list, seed: int):
+        import agents
+
+        self.inner = agents.make(f"{game}/random", seed=seed)
+        self.name, self.tag, self.log = self.inner.name, tag, log
+
+    def reset(self) -> None:
+        self.log.append(("reset", self.tag))
+        self.inner.reset()
+
+    def act(self, decision) -> int:
+        self.log.append((self.tag, decision.agent))
+        return self.inner.act(decision)
+
+
+def _seats_per_game(log: list) -> list[dict[str, set]]:
+    """The seats each tag decided for, game by game (a game starts at a run of resets)."""
+    games: list[dict[str, set]] = []
+    previous = None
+    for tag, seat in log:
+        if tag == "reset":
+            if previous != "reset":
+                games.append({})
+        else:
+            games[-1].setdefault(tag, set()).add(seat)
+        previous = tag
+    return games
+
+
+def test_alternate_seating_puts_the_agent_on_every_other_seat():
+    """``seating="alternate"``: each deal is played twice, the agent on seats 0 and 2, then on
+    1 and 3 (the two-agent tournament's seating), the opponent on the others."""
+    require_env("kiauliaganys")
+    log: list = []
+    result = evaluate(
+        "kiauliaganys",
+        lambda s: _Recorder("kiauliaganys", "agent", log, s),
+        lambda s: _Recorder("kiauliaganys", "opponent", log, s),
+        deals=2,
+        env_kwargs={"num_players": 4},
+        seating="alternate",
+    )
+    assert (result.games, result.deals, len(result.per_side_mean)) == (4, 2, 2)
+    first, second = {"player_0", "player_2"}, {"player_1", "player_3"}
+    expected = [first, second] * 2
+    games = _seats_per_game(log)
+    assert [g["agent"] for g in games] == expected
+    assert [g["opponent"] for g in games] == [second, first] * 2
+    # the default seats it on one seat per game, every seat in turn
+    log.clear()
+    evaluate(
+        "kiauliaganys",
+        lambda s: _Recorder("kiauliaganys", "agent", log, s),
+        lambda s: _Recorder("kiauliaganys", "opponent", log, s),
+        deals=1,
+        env_kwargs={"num_players": 4},
+    )
+    assert [g["agent"] for g in _seats_per_game(log)] == [{f"player_{s}"} for s in range(4)]
+
+
+def test_alternate_seating_needs_an_even_number_of_players():
+    require_env("kiauliaganys")
+    with pytest.raises(ValueError, match=r"needs an even number of players.*num_players=3"):
+        evaluate(
+            "kiauliaganys",
+            "kiauliaganys/random",
+            "kiauliaganys/random",
+            deals=1,
+            env_kwargs={"num_players": 3},
+            seating="alternate",
+        )
+    with pytest.raises(ValueError, match="seating must be one of one, alternate, got 'pairs'"):
+        evaluate("kiauliaganys", "kiauliaganys/random", "kiauliaganys/random", 1, seating="pairs")
