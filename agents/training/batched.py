@@ -21,15 +21,20 @@ batch is decided at once:
   rows it plays now (torch, :class:`BatchActor`), its most probable move or a sample
   (``snapshot_deterministic``), and
   ``heuristic`` is the game's compiled rule-based agent
-  (``kiaule_env.vector.opponents.heuristic_opponent``);
-* any other pool member (a search agent, a heuristic with options, a fixed model
-  ``<game>/ppo:path=...``) has no batched form and is played by the Python agent itself
-  (``agents.registry.make``), one instance per slot and seat, on its own slots only: such a
-  slot's game is dealt by the game's engine and loaded into the batch, and the engine game
-  follows every move of the slot (:mod:`agents.training.engine_slots`), so the agent decides
-  from the engine's decision for its seat while the slot's other seats stay batched. A game
-  whose batched env cannot load engine states refuses such a member with a ``ValueError``
-  that names it and says to use ``collector: envs``.
+  (``kiaule_env.vector.opponents.heuristic_opponent``); a learned model (a member whose agent is
+  a policy network: the zoo's ``<game>/ppo``, a file's ``<game>/ppo:path=...``, a model
+  registered by ``KIAULE_MODELS``) is batched as a snapshot is, one forward pass of its actor
+  over its rows, playing as its agent would (its most probable move, or a draw from the
+  opponents' generator where it samples), so a league of published models trains at the
+  batch's speed;
+* any other pool member (a search agent, a heuristic with options) has no batched form and is
+  played by the Python agent itself (``agents.registry.make``), one instance per slot and seat,
+  on its own slots only: such a slot's game is dealt by the game's engine and loaded into the
+  batch, and the engine game follows every move of the slot
+  (:mod:`agents.training.engine_slots`), so the agent decides from the engine's decision for
+  its seat while the slot's other seats stay batched. A game whose batched env cannot load
+  engine states refuses such a member with a ``ValueError`` that names it and says to use
+  ``collector: envs``.
 
 Differences from ``LearnerEnv`` a user may notice: the draws come from one generator per batch
 (same seed, same run, but not the same games as the ``envs`` collector), and in a game where a
@@ -52,7 +57,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents.training.engine_slots import EngineSlots, LockstepEnv
-from agents.training.policy import NumpyPolicy
+from agents.training.policy import NumpyPolicy, PolicyAgent
 from agents.training.pool import (
     SELF,
     OpponentPool,
@@ -76,8 +81,9 @@ COLLECTOR_STATE_FORMAT = 1
 LEARNER = -1
 
 #: who decides for a member that is not a snapshot (a snapshot's entry is its serial, >= 0):
-#: uniform legal moves, the compiled heuristic, or the member's Python agent
-RANDOM, HEURISTIC, PYTHON = -1, -2, -3
+#: uniform legal moves, the compiled heuristic, the member's Python agent, or a learned model's
+#: network (batched)
+RANDOM, HEURISTIC, PYTHON, MODEL = -1, -2, -3, -4
 
 #: the methods a training run calls through ``VecEnv.env_method`` (one collector answers)
 METHODS = ("add_snapshot", "pool_snapshots", "timing_stats", "get_state", "set_state")
@@ -266,6 +272,8 @@ class BatchedCollector(SB3VecEnv):
         if lineups:
             pool.check_sides(len(self._sides[0]))
         self._heuristic = None
+        #: the learned-model members' actors and whether each plays its most probable move
+        self._models: dict[str, tuple[BatchActor, bool]] = {}
         python = self._check_members()
         _warm_up(game, env_kwargs, self._heuristic is not None)
         # the third generator deals the Python members' games (spawn(3)'s first two are
@@ -302,8 +310,9 @@ class BatchedCollector(SB3VecEnv):
     # ------------------------------------------------------------------ members
     def _check_members(self) -> list[str]:
         """The pool members without a batched form (random, heuristic where the game has a
-        compiled one, and self have one), which their Python agents play; ``ValueError`` for
-        such a member where the batch cannot load the engine's games they play in."""
+        compiled one, self and learned models have one), which their Python agents play;
+        ``ValueError`` for such a member where the batch cannot load the engine's games they
+        play in."""
         pool = self.pool
         names = {m for lineup in pool.lineups for m in lineup} if pool.lineups else set(pool.names)
         python = []
@@ -312,6 +321,8 @@ class BatchedCollector(SB3VecEnv):
                 self._heuristic = _heuristic_for(self.venv)
                 if self._heuristic is not None:
                     continue
+            if self._learned_model(name):
+                continue
             if not callable(getattr(self.venv.impl, "load_state", None)):
                 raise ValueError(
                     f"opponent {name!r} has no batched form for collector 'vector', and "
@@ -321,6 +332,21 @@ class BatchedCollector(SB3VecEnv):
                 )
             python.append(name)
         return python
+
+    def _learned_model(self, name: str) -> bool:
+        """Whether pool member ``name`` is a learned model (its agent a policy network), kept
+        in ``_models`` then; ``ValueError`` from the model's own checks if it was trained for
+        another game, player count or observation layout than this batch's."""
+        from agents import registry
+
+        agent = registry.make(name, seed=0)
+        if not isinstance(agent, PolicyAgent):
+            return False
+        check_env = getattr(agent, "check_env", None)
+        if check_env is not None:
+            check_env(self.spec.native_env(**self.venv.options))
+        self._models[name] = (BatchActor(agent.policy), bool(agent.deterministic))
+        return True
 
     def _use(self, serial: int, policy: NumpyPolicy) -> None:
         """Keep snapshot ``serial`` (and its batched actor) while a slot plays it."""
@@ -339,9 +365,12 @@ class BatchedCollector(SB3VecEnv):
 
     def _decider(self, member: str) -> int:
         """Who decides for ``member``: its snapshot's serial, RANDOM, HEURISTIC (the compiled
-        one) or PYTHON (its agent, on the slot's engine game)."""
+        one), MODEL (a learned model's network) or PYTHON (its agent, on the slot's engine
+        game)."""
         if member.startswith(f"{SELF}:"):
             return int(member.split(":")[1])
+        if member in self._models:
+            return MODEL
         if member == f"{self.game}/random":
             return RANDOM
         if member == f"{self.game}/heuristic" and self._heuristic is not None:
@@ -482,6 +511,9 @@ class BatchedCollector(SB3VecEnv):
         if plays >= 0:
             deterministic = self.pool.snapshot_deterministic
             return policy_actions(self._actors[plays], obs, mask, rng, deterministic)
+        if plays == MODEL:
+            actor, deterministic = self._models[self.members[code]]
+            return policy_actions(actor, obs, mask, rng, deterministic)
         if plays == RANDOM:
             return random_legal(mask, rng)
         if plays == PYTHON:

@@ -251,3 +251,35 @@ def test_a_training_run_with_a_python_opponent_resumes_bit_for_bit(tmp_path):
     }
     full, resumed, _ = full_and_resumed(config, tmp_path, step=512)
     assert same_weights(resumed.final_model, full.final_model)
+
+
+def test_learned_models_are_batched_and_play_their_most_probable_move():
+    """A learned model in the pool (the zoo's ``kiauliaganys/ppo``) has a batched form: no
+    engine games, one forward pass of its network over its rows, and in every row the move its
+    agent would play (its most probable legal move)."""
+    import agents
+    from agents.training.batched import MODEL
+
+    pool = OpponentPool("kiauliaganys", {"ppo": 1.0, "heuristic": 1.0})
+    env = BatchedCollector("kiauliaganys", PLAYERS["kiauliaganys"], pool, 16, seed=0)
+    assert env._engine_slots is None and env.learner.venv is env.venv
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        env.step(learner_moves(env, rng))
+    code = env._codes["kiauliaganys/ppo"]
+    assert env._plays[code] == MODEL and (env.who == code).any()
+    impl = env.venv.impl
+    obs, mask = impl.obs.copy(), impl.mask.copy()
+    slots = np.arange(env.num_envs)
+    moves = env._moves(code, obs, mask, slots, impl.agent.copy())
+    policy = agents.make("kiauliaganys/ppo").policy
+    expected = [policy.act(o, m, deterministic=True) for o, m in zip(obs, mask, strict=True)]
+    assert moves.tolist() == expected
+
+
+def test_a_learned_model_of_another_table_is_refused():
+    """The model's own checks: a 4-player model in a 3-player batch is refused by name."""
+    pool = OpponentPool("kiauliaganys", {"ppo:path=agents/zoo/kiauliaganys_4p.zip": 1.0})
+    with pytest.raises(ValueError, match="num_players"):
+        BatchedCollector("kiauliaganys", {"num_players": 3}, pool, 4, seed=0)
