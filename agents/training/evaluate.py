@@ -22,6 +22,7 @@ import numpy as np
 from agents.arena import play_aec, play_parallel
 from agents.base import Agent
 from agents.intervals import paired_mean_ci, paired_proportion_ci
+from agents.training.pool import pair_sides
 from kiaule_env import get_game
 
 #: how :func:`evaluate` seats the evaluated agent: one seat (or team) per game, or every other
@@ -99,7 +100,7 @@ def evaluation_sides(
                 "seating 'alternate' needs an even number of players (the agent plays every "
                 f"other seat), got num_players={num_players}"
             )
-        return [tuple(range(first, num_players, 2)) for first in (0, 1)]
+        return pair_sides(num_players)
     spec = get_game(game)
     if team_play and spec.teams is not None:
         return [tuple(side) for side in spec.sides(num_players)]

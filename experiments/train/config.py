@@ -426,11 +426,9 @@ def _check_seat_pairs(config: TrainConfig, source: str) -> None:
     if not config.opponents.seat_pairs:
         return
     from agents.training.pool import check_seat_pairs
-    from kiaule_env import get_game
 
-    players = config.env_kwargs.get("num_players", get_game(config.game).default_players)
     try:
-        check_seat_pairs(config.game, int(players))
+        check_seat_pairs(config.game, _num_players(config.game, config.env_kwargs))
     except ValueError as exc:
         raise ValueError(f"{source}: opponents.{exc}") from None
 
@@ -440,14 +438,20 @@ def _check_eval_seating(config: TrainConfig, source: str) -> None:
     if config.eval.seating == "one":
         return
     from agents.training.evaluate import evaluation_sides
-    from kiaule_env import get_game
 
     env_kwargs = config.env_kwargs if config.eval.env_kwargs is None else config.eval.env_kwargs
-    players = env_kwargs.get("num_players", get_game(config.game).default_players)
+    players = _num_players(config.game, env_kwargs)
     try:
-        evaluation_sides(config.game, int(players), config.team_play, config.eval.seating)
+        evaluation_sides(config.game, players, config.team_play, config.eval.seating)
     except ValueError as exc:
         raise ValueError(f"{source}: eval.{exc}") from None
+
+
+def _num_players(game: str, env_kwargs: dict[str, Any]) -> int:
+    """The player count of ``game`` built with ``env_kwargs`` (its default where they name none)."""
+    from kiaule_env import get_game
+
+    return int(env_kwargs.get("num_players", get_game(game).default_players))
 
 
 def parse_set(items: list[str]) -> dict[str, Any]:
