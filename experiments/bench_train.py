@@ -9,7 +9,10 @@ batched run has ``slots`` slots and ``n_steps = rollout / slots``, and the same 
 (the config's, or ``--torch-threads N`` for both rows: the PPO update is most of a batched
 row's time, and on a machine with more cores it is what more threads speed up). ``--rounds N``
 measures each game's two rows N times in interleaved pairs and reports medians (:func:`run`).
-Each row reports learner steps/s, the speed-up over ``envs``, and where the time went
+Each row reports learner steps/s, the speed-up over ``envs``, its ceiling (the ``envs`` row's
+learning time over the ``vector`` row's PPO update: the speed-up if the batched row's
+collection and rollout forward passes cost nothing, since both rows do the same update), and
+where the time went
 (:func:`experiments.train.training_stats`: env, opponents, wrapper, the network's forward
 passes during rollouts and the PPO update, the same work in both rows). Opponents without a
 batched form are played by their Python agents in the ``vector`` row too (docs/training.md);
@@ -154,6 +157,13 @@ def run(
                 ]
                 rows["vector"]["speedup"] = round(lower_median(ratios), 2)
                 rows["vector"]["round_speedups"] = [round(r, 2) for r in ratios]  # round order
+                ceilings = [
+                    e["learn_seconds"] / v["seconds"]["network_update"]
+                    for e, v in zip(measured["envs"], measured["vector"], strict=True)
+                    if v["seconds"]["network_update"] > 0
+                ]
+                if ceilings:
+                    rows["vector"]["speedup_ceiling"] = round(lower_median(ceilings), 2)
             rows["warm_start"] = measure_warm_start(game, label_games) if label_games else None
             report["games"][game] = rows
     return report
@@ -183,8 +193,9 @@ def format_report(report: dict[str, Any]) -> str:
         f"same network and PPO settings, and where the time went ({how}):",
         "",
         "| game | collector | envs × n_steps | network | epochs × batch | torch threads | steps/s "
-        "| speed-up | env | opponents | wrapper | env+opp+wrapper | rollout forward | PPO update |",
-        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| speed-up | ceiling | env | opponents | wrapper | env+opp+wrapper | rollout forward "
+        "| PPO update |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     warm_lines, errors = [], []
     for game, rows in report["games"].items():
@@ -196,13 +207,14 @@ def format_report(report: dict[str, Any]) -> str:
             share = r["share"]
             arch = "×".join(str(w) for w in r["net_arch"])
             speedup = f"{r['speedup']:.2f}×" if "speedup" in r else "1.00×"
+            ceiling = f"{r['speedup_ceiling']:.2f}×" if "speedup_ceiling" in r else ""
             learn = r["learn_seconds"] or 1.0
             forward = r["seconds"]["network_rollout_forward"] / learn
             update = r["seconds"]["network_update"] / learn
             lines.append(
                 f"| {game} | {setup} | {r['n_envs']} × {r['n_steps']} | {arch} | "
                 f"{r['n_epochs']} × {r['batch_size']} | {r['torch_threads']} "
-                f"| {r['steps_per_second']:,.0f} | {speedup} "
+                f"| {r['steps_per_second']:,.0f} | {speedup} | {ceiling} "
                 f"| {share['env']:.0%} | {share['opponents']:.0%} "
                 f"| {share['wrapper_overhead']:.0%} | {share['env_and_wrapper']:.0%} "
                 f"| {forward:.0%} | {update:.0%} |"

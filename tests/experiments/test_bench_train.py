@@ -28,6 +28,8 @@ def test_one_run_measures_both_collectors_with_their_breakdown(capsys):
         assert abs(parts - shares["env_and_wrapper"]) < 0.01
         assert 0 < shares["network"] < 1
     assert vector["speedup"] == round(vector["steps_per_second"] / envs["steps_per_second"], 2)
+    ceiling = envs["learn_seconds"] / vector["seconds"]["network_update"]
+    assert vector["speedup_ceiling"] == round(ceiling, 2) >= vector["speedup"]
     warm = rows["warm_start"]
     assert warm["labels"] > 0 and warm["labels_per_second"] > 0
     table = bench_train.format_report(report)
@@ -60,10 +62,18 @@ def test_the_command_refuses_options_that_do_not_go_together(capsys, argv, messa
 def test_rounds_interleave_the_collectors_and_report_medians(monkeypatch):
     calls = []
     speeds = iter([100.0, 300.0, 50.0, 200.0, 120.0, 240.0])  # (envs, vector) per round
+    updates = iter([0.025, 0.1, 0.02])  # the vector rows' PPO update seconds
 
     def fake_measure(game, overrides, steps, out):
         calls.append(overrides["collector"])
-        return {"collector": overrides["collector"], "steps_per_second": next(speeds)}
+        speed = next(speeds)
+        update = next(updates) if overrides["collector"] == "vector" else 0.0
+        return {
+            "collector": overrides["collector"],
+            "steps_per_second": speed,
+            "learn_seconds": steps / speed,
+            "seconds": {"network_update": update},
+        }
 
     monkeypatch.setattr(bench_train, "measure_ppo", fake_measure)
     report = bench_train.run(["pig"], steps=10, label_games=0, slots=64, rounds=3)
@@ -75,5 +85,8 @@ def test_rounds_interleave_the_collectors_and_report_medians(monkeypatch):
     # the median of the rounds' own ratios (3, 4, 2 in round order), not the ratio of the
     # medians (2.4)
     assert rows["vector"]["speedup"] == 3.0 and rows["vector"]["round_speedups"] == [3.0, 4.0, 2.0]
+    # the ceiling: each round's envs learning time over its vector row's update (0.1 / 0.025,
+    # 0.2 / 0.1, 0.0833 / 0.02 = 4, 2, 4.17), their median
+    assert rows["vector"]["speedup_ceiling"] == 4.0
     with pytest.raises(ValueError, match="rounds must be a positive integer"):
         bench_train.run(["pig"], steps=10, label_games=0, rounds=0)
