@@ -82,6 +82,11 @@ class LearnedAgent(PolicyAgent):
         self.meta = meta
         self.path = path
 
+    @property
+    def _names_its_file(self) -> str:
+        """The agent's name, with its model file's when the name does not carry it."""
+        return self.name if self.path.name in self.name else f"{self.name} ({self.path.name})"
+
     def check_env(self, env: Any) -> None:
         """Refuse an env (AEC, raw or parallel) of another game, player count or encoding
         (observation size, actions, or the observation layout, slice by slice)."""
@@ -95,7 +100,7 @@ class LearnedAgent(PolicyAgent):
             num_players=len(raw.possible_agents),
             obs_size=int(raw.observation_space(first)["observation"].shape[0]),
             num_actions=int(raw.action_space(first).n),
-            where=self._describe,
+            where=self._names_its_file,  # the check itself says what it was trained for
             layout=layout_of_env(env),
         )
 

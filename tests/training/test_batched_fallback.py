@@ -281,5 +281,12 @@ def test_learned_models_are_batched_and_play_their_most_probable_move():
 def test_a_learned_model_of_another_table_is_refused():
     """The model's own checks: a 4-player model in a 3-player batch is refused by name."""
     pool = OpponentPool("kiauliaganys", {"ppo:path=agents/zoo/kiauliaganys_4p.zip": 1.0})
-    with pytest.raises(ValueError, match="num_players"):
+    with pytest.raises(ValueError, match="num_players") as info:
         BatchedCollector("kiauliaganys", {"num_players": 3}, pool, 4, seed=0)
+    # the model's file and what it was trained for, once each
+    message = str(info.value)
+    assert message.startswith(
+        "kiauliaganys/ppo:path=agents/zoo/kiauliaganys_4p.zip was trained for kiauliaganys with "
+        "num_players=4; it cannot play kiauliaganys with num_players=3"
+    )
+    assert message.count("trained for") == 1 and "num_players=3" in message
