@@ -95,12 +95,7 @@ def evaluation_sides(
     if seating not in SEATINGS:
         raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, got {seating!r}")
     if seating == "alternate":
-        if num_players % 2:
-            raise ValueError(
-                "seating 'alternate' needs an even number of players (the agent plays every "
-                f"other seat), got num_players={num_players}"
-            )
-        return pair_sides(num_players)
+        return pair_sides(num_players, "seating 'alternate'")
     spec = get_game(game)
     if team_play and spec.teams is not None:
         return [tuple(side) for side in spec.sides(num_players)]

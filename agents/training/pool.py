@@ -65,15 +65,18 @@ def check_seat_pairs(game: str, num_players: int) -> None:
         raise ValueError(
             f"seat_pairs: {game} is a simultaneous-move game; its learner plays one seat"
         )
+    pair_sides(num_players, "seat_pairs")
+
+
+def pair_sides(num_players: int, what: str = "every-other-seat seating") -> list[tuple[int, ...]]:
+    """The two-agent tournament's seating as two sides: every other seat (A B A B ...).
+    ``ValueError`` naming ``what`` asked for it with an odd number of players (the two halves
+    of the table would differ)."""
     if num_players % 2:
         raise ValueError(
-            f"seat_pairs needs an even number of players (every other seat is the learner's); "
+            f"{what} needs an even number of players (every other seat is one agent's); "
             f"got num_players={num_players}"
         )
-
-
-def pair_sides(num_players: int) -> list[tuple[int, ...]]:
-    """The two-agent tournament's seating as two sides: every other seat (A B A B ...)."""
     return [tuple(range(0, num_players, 2)), tuple(range(1, num_players, 2))]
 
 
