@@ -61,7 +61,7 @@ from agents.training.policy import NumpyPolicy, PolicyAgent
 from agents.training.pool import (
     SELF,
     OpponentPool,
-    check_seat_pairs,
+    learner_seating,
     learner_seats_at,
     sides_from,
 )
@@ -255,15 +255,9 @@ class BatchedCollector(SB3VecEnv):
         self.pool = pool
         self.venv = make_vector(game, num_envs=n_slots, seed=seed, **dict(env_kwargs or {}))
         self.num_players = self.venv.num_players
-        self.team_play = bool(team_play and self.spec.teams is not None)
-        if team_with_copies and self.spec.teams is not None:
-            raise ValueError(
-                f"team_with_copies is for games without teams; {game} has teams (team_play)"
-            )
-        self.team_with_copies = bool(team_with_copies)
-        if seat_pairs:
-            check_seat_pairs(game, self.num_players)
-        self.seat_pairs = bool(seat_pairs)
+        self.team_play, self.team_with_copies, self.seat_pairs = learner_seating(
+            game, self.num_players, team_play, team_with_copies, seat_pairs
+        )
         n, pairs = self.num_players, self.seat_pairs
         #: per learner seat: the seats it plays, and the opposing sides in the draws' order
         self._teams = [learner_seats_at(game, n, s, self.team_play, pairs) for s in range(n)]

@@ -17,7 +17,7 @@ the lineups without ``self`` are drawn (if there are none, ``self`` plays random
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,6 +66,33 @@ def check_seat_pairs(game: str, num_players: int) -> None:
             f"seat_pairs: {game} is a simultaneous-move game; its learner plays one seat"
         )
     pair_sides(num_players, "seat_pairs")
+
+
+class LearnerSeating(NamedTuple):
+    """How the learner is seated, checked against the game (:func:`learner_seating`)."""
+
+    team_play: bool
+    team_with_copies: bool
+    seat_pairs: bool
+
+
+def learner_seating(
+    game: str, num_players: int, team_play: bool, team_with_copies: bool, seat_pairs: bool
+) -> LearnerSeating:
+    """The learner's seating options for ``game`` with ``num_players``: ``team_play`` only
+    where the game has teams; ``ValueError`` for ``team_with_copies`` in a game with teams and
+    for ``seat_pairs`` where :func:`check_seat_pairs` refuses it. Shared by ``LearnerEnv`` and
+    the batched collector."""
+    from kiaule_env import get_game
+
+    teams = get_game(game).teams is not None
+    if team_with_copies and teams:
+        raise ValueError(
+            f"team_with_copies is for games without teams; {game} has teams (team_play)"
+        )
+    if seat_pairs:
+        check_seat_pairs(game, num_players)
+    return LearnerSeating(bool(team_play and teams), bool(team_with_copies), bool(seat_pairs))
 
 
 def pair_sides(num_players: int, what: str = "every-other-seat seating") -> list[tuple[int, ...]]:

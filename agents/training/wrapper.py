@@ -56,7 +56,7 @@ from agents.training.policy import NumpyPolicy
 from agents.training.pool import (
     SELF,
     OpponentPool,
-    check_seat_pairs,
+    learner_seating,
     learner_seats_at,
     sides_from,
 )
@@ -105,15 +105,9 @@ class LearnerEnv(gym.Env):
         if seat is not None and not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
         self.fixed_seat = seat
-        self.team_play = bool(team_play and self.game_spec.teams is not None)
-        if team_with_copies and self.game_spec.teams is not None:
-            raise ValueError(
-                f"team_with_copies is for games without teams; {game} has teams (team_play)"
-            )
-        self.team_with_copies = bool(team_with_copies)
-        if seat_pairs:
-            check_seat_pairs(game, self.num_players)
-        self.seat_pairs = bool(seat_pairs)
+        self.team_play, self.team_with_copies, self.seat_pairs = learner_seating(
+            game, self.num_players, team_play, team_with_copies, seat_pairs
+        )
         if self.pool.lineups:
             self.pool.check_sides(len(self._sides_from(0, self._seats_at(0))))
         self.learner_seats: tuple[int, ...] = ()
