@@ -116,6 +116,8 @@ def test_lineups_are_seated_clockwise_from_the_learners_left_with_the_copies_rew
     plain.add_snapshot(tiny_policy(39, 6).to_arrays())
     plain.reset()
     assert (plain.learner.reward_weights.max(axis=1) == 1.0).all()
+    with pytest.raises(ValueError, match="team_with_copies is for games without teams; kozel"):
+        collector("kozel", team_with_copies=True)
 
 
 def _per_seat_draw(env: BatchedCollector, slots: np.ndarray) -> None:
