@@ -46,6 +46,22 @@ from kiaule_env.core.options import (
 )
 
 
+def moves_nobody(env: AECEnv, action: Any) -> bool:
+    """Handle a ``step(action)`` that moves nobody, as PettingZoo's AEC envs do, and say whether
+    it was one: after the episode (every agent gone) a warning and nothing else, as
+    ``OrderEnforcingWrapper`` gives; for an agent already terminated or truncated, its dead step
+    (``_was_dead_step``: the agent leaves, the next one is selected). Every AEC env of the suite
+    starts its ``step`` with it."""
+    if not env.agents:
+        EnvLogger.warn_step_after_terminated_truncated()
+        return True
+    agent = env.agent_selection
+    if env.terminations[agent] or env.truncations[agent]:
+        env._was_dead_step(action)
+        return True
+    return False
+
+
 class TurnBasedCardEnv(CheckedKeywords, AECEnv):
     """Base class of the turn-based card-game environments; see the module docstring."""
 
@@ -182,13 +198,9 @@ class TurnBasedCardEnv(CheckedKeywords, AECEnv):
 
     def step(self, action: Any) -> None:
         require_reset(self.game_state, "step()")
-        if not self.agents:  # as OrderEnforcingWrapper (env()) does: a warning, nothing else
-            EnvLogger.warn_step_after_terminated_truncated()
+        if moves_nobody(self, action):
             return
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
         seat = self._seat
         action = check_action(self.engine, self.game_state, seat, action, self._legal)
         deltas = self.engine.apply(self.game_state, (action,))

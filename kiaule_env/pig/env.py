@@ -21,9 +21,9 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector
-from pettingzoo.utils.env_logger import EnvLogger
 
 from kiaule_env.core import frames
+from kiaule_env.core.aec import moves_nobody
 from kiaule_env.core.engine import check_action
 from kiaule_env.core.options import (
     CheckedKeywords,
@@ -342,13 +342,9 @@ class PigAECEnv(AECEnv):
 
     def step(self, action: Any) -> None:
         require_reset(self.game_state, "step()")
-        if not self.agents:  # as OrderEnforcingWrapper (env()) does: a warning, nothing else
-            EnvLogger.warn_step_after_terminated_truncated()
+        if moves_nobody(self, action):
             return
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
         self.parallel.check_action(agent, action)  # raises at once, naming the legal moves
         self._actions[agent] = int(action)
         if not self._agent_selector.is_last():
